@@ -1,0 +1,57 @@
+"""Resolve the ``[n]`` markers of a final content to the passages of the reasoning path."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from searchain.state import Reference, TreeNode
+
+_CITATION = re.compile(r"\s?\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+
+
+def resolve_citations(
+    content: str, path: Sequence[TreeNode]
+) -> tuple[str, list[Reference], list[int]]:
+    """Return ``(content, references, unresolved)`` for a final content citing ``path``.
+
+    A marker resolves when its number is a step of the path that has a passage. Markers that
+    resolve nowhere are removed from the text and returned in ``unresolved``, so a reader never
+    sees a citation that leads nowhere. ``[1, 2]`` cites two steps.
+    """
+    by_step = {node.step: node for node in path if node.passage is not None}
+    cited: dict[int, Reference] = {}
+    unresolved: list[int] = []
+
+    def replace(match: re.Match[str]) -> str:
+        keep = []
+        for number in (int(part) for part in re.split(r"\s*[,;]\s*", match.group(1))):
+            node = by_step.get(number)
+            if node is None or node.passage is None:
+                if number not in unresolved:
+                    unresolved.append(number)
+                continue
+            keep.append(number)
+            cited.setdefault(
+                number,
+                Reference(number, node.id, node.passage.id, node.passage.title, node.passage.text),
+            )
+        return "".join(f" [{n}]" if i == 0 else f"[{n}]" for i, n in enumerate(keep))
+
+    text = _CITATION.sub(replace, content).strip()
+    return text, [cited[n] for n in sorted(cited)], unresolved
+
+
+def compose_content(path: Sequence[TreeNode], answer: str) -> str:
+    """A final content written from the path itself, one cited sentence per step.
+
+    Used when the LLM's own final content cites nothing, so the answer still shows where each
+    step's knowledge came from.
+    """
+    sentences = []
+    for node in path:
+        citation = f" [{node.step}]" if node.passage is not None else ""
+        sentences.append(f"{node.query} {node.answer}".strip().rstrip(".") + citation + ".")
+    if answer:
+        sentences.append(f"So the final answer is {answer}.")
+    return " ".join(sentences)

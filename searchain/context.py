@@ -1,0 +1,98 @@
+"""Runtime context: the knobs of one SearChain run, settable per call and from the environment.
+
+Every field can be given per call (``graph.invoke(..., context=Context(r_max=3))``), in LangGraph
+Studio's context panel, or through an environment variable named ``SEARCHAIN_`` + the field name
+in upper case (``SEARCHAIN_THETA=2.0``). A value passed explicitly wins over the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import MISSING, dataclass, fields
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from searchain.prompts import task_names
+from searchain.tools.base import Reader, Retriever
+
+ENV_PREFIX = "SEARCHAIN_"
+MAX_ROUNDS = 10
+"""Upper bound accepted for ``r_max``; with ``MAX_CHAIN_NODES`` it bounds the graph's steps."""
+MAX_CHAIN_NODES = 30
+"""Upper bound accepted for ``max_chain_nodes``."""
+
+
+@dataclass(kw_only=True)
+class Context:
+    """How SearChain runs: thresholds, budgets, and which models and index it uses."""
+
+    task: str = "qa"
+    """Default prompt family when the input names none: qa, yesno, factcheck, slot, longform,
+    no_ir."""
+    llm: str | BaseChatModel = "auto"
+    """Chat model: ``auto`` (OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else ``local``),
+    ``local`` (SmolLM2-135M-Instruct, offline), ``provider:model``, or a chat model object."""
+    retriever: str | Retriever = "bm25"
+    """Retrieval backend: ``bm25`` (the embedded index at ``index``), or a retriever object."""
+    index: str = "searchain-index"
+    """Directory of the embedded BM25 index."""
+    reader: str | Reader = "dpr"
+    """Reader: ``dpr`` (paper default), ``extractive``, ``llm``, a model path, or an object."""
+    theta: float | None = None
+    """Confidence threshold θ for Verify; ``None`` uses the reader's own default (1.5 for DPR)."""
+    alpha: float = 0.35
+    """ROUGE-L threshold α below which a long-form answer disagrees with its passage."""
+    r_max: int = 5
+    """Maximum number of chains (rounds of LLM generation) per question."""
+    max_chain_nodes: int = 12
+    """Nodes read from one chain; longer chains are cut (the cut is recorded)."""
+    dedup_threshold: float = 0.9
+    """Cosine similarity above which two sub-queries count as the same (semantic dedup)."""
+    semantic_dedup: bool = False
+    """Also compare sub-queries by sentence embeddings (all-MiniLM-L6-v2), not only by text."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            env = os.environ.get(ENV_PREFIX + f.name.upper())
+            if env is not None and getattr(self, f.name) == f.default and f.default is not MISSING:
+                setattr(self, f.name, _coerce(f.name, env, f.default))
+        self._validate()
+
+    def _validate(self) -> None:
+        if self.task not in task_names():
+            raise ValueError(f"unknown task {self.task!r}: choose one of {', '.join(task_names())}")
+        if not 1 <= self.r_max <= MAX_ROUNDS:
+            raise ValueError(f"r_max must be between 1 and {MAX_ROUNDS}, got {self.r_max}")
+        if not 1 <= self.max_chain_nodes <= MAX_CHAIN_NODES:
+            raise ValueError(
+                f"max_chain_nodes must be between 1 and {MAX_CHAIN_NODES}, "
+                f"got {self.max_chain_nodes}"
+            )
+        for name in ("alpha", "dedup_threshold"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
+
+
+def _coerce(name: str, raw: str, default: Any) -> Any:
+    """Parse an environment value with the type of the field's default."""
+    try:
+        if isinstance(default, bool):
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float) or default is None:
+            return float(raw)
+    except ValueError:
+        kind = "true/false" if isinstance(default, bool) else type(default or 0.0).__name__
+        raise ValueError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {kind}") from None
+    return raw
+
+
+def context_of(runtime: Any) -> Context:
+    """The run's context, or the defaults (plus environment) when the caller passed none."""
+    return runtime.context if isinstance(runtime.context, Context) else Context()

@@ -1,0 +1,1 @@
+"""LangGraph graphs: SearChain (and IRCoT beside it)."""

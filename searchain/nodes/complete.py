@@ -1,0 +1,40 @@
+"""Complete: IR answers a query the LLM marked ``[Unsolved Query]``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from searchain.context import Context
+from searchain.events import emit
+from searchain.prompts import feedback_template, render
+from searchain.state import State, accept
+
+
+def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Accept the reader's answer for the unsolved node and ask the LLM to continue from it.
+
+    Completion does not wait for a confident reader: the LLM has said it does not know, so the
+    passage is the best knowledge available (the paper feeds it back unconditionally).
+    """
+    node = state.current
+    assert node is not None  # route_traverse only sends a node here
+    if node.passage is None:
+        feedback = render(
+            feedback_template("complete_no_reference"), query=node.query, question=state.question
+        )
+    else:
+        feedback = render(
+            feedback_template("complete"),
+            query=node.query,
+            answer=node.reader_answer,
+            question=state.question,
+            reference=node.passage.as_reference(),
+        )
+    emit(runtime, "node_completed", node=node.id, ir=node.reader_answer)
+    return {
+        "nodes": [accept(node, "completed", node.reader_answer, len(state.path) + 1)],
+        "messages": [HumanMessage(feedback)],
+    }

@@ -1,0 +1,56 @@
+"""TraverseNodes: walk the current chain, retrieve and read the next node not processed yet."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from searchain.context import Context, context_of
+from searchain.events import emit
+from searchain.state import State
+from searchain.tools.resolve import resolve_reader, resolve_retriever
+
+
+def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Move the cursor to the next unprocessed node and attach its top-1 passage and reading.
+
+    Nodes that repeat a query already processed in an earlier round (GenerateCoQ mapped them to
+    that node) are skipped, so IR is never asked the same thing twice.
+    """
+    chain = state.branches[-1].nodes
+    cursor = state.cursor
+    while cursor < len(chain) and state.nodes[chain[cursor]].source is not None:
+        cursor += 1
+    if cursor == len(chain):
+        return {"cursor": cursor}
+    ctx = context_of(runtime)
+    node = state.nodes[chain[cursor]]
+    passages = resolve_retriever(ctx.retriever).search(node.query, k=1)
+    if not passages:
+        emit(runtime, "node_retrieved", node=node.id, query=node.query, passage=None)
+        return {"cursor": cursor}
+    passage = passages[0]
+    reading = resolve_reader(ctx.reader).read(node.query, [passage])[0]
+    emit(
+        runtime,
+        "node_retrieved",
+        node=node.id,
+        query=node.query,
+        passage=passage.id,
+        reader_answer=reading.answer,
+        confidence=reading.confidence,
+    )
+    read = replace(
+        node, passage=passage, reader_answer=reading.answer, confidence=reading.confidence
+    )
+    return {"cursor": cursor, "nodes": [read]}
+
+
+def route_traverse(state: State) -> Literal["verify", "complete", "trace"]:
+    """Unsolved nodes are completed, answered ones verified; an exhausted chain is traced."""
+    node = state.current
+    if node is None:
+        return "trace"
+    return "complete" if node.unsolved else "verify"

@@ -1,0 +1,57 @@
+"""Verify: a confident reader that disagrees with the LLM corrects the node."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from searchain.context import Context, context_of
+from searchain.events import emit
+from searchain.prompts import feedback_template, render, task_prompt
+from searchain.state import State, accept
+from searchain.text import is_consistent
+from searchain.tools.resolve import resolve_reader
+
+
+def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Accept the node as the LLM answered it, or correct it and send the LLM feedback.
+
+    A correction needs both a confident reader (confidence > θ) and an inconsistent LLM answer;
+    an unsure reader never overrides the LLM, which is what keeps IR from misleading it.
+    """
+    ctx = context_of(runtime)
+    node = state.current
+    assert node is not None  # route_traverse only sends a node here
+    theta = ctx.theta if ctx.theta is not None else resolve_reader(ctx.reader).threshold
+    passage = node.passage
+    confident = node.confidence is not None and node.confidence > theta
+    consistent = passage is None or is_consistent(
+        node.llm_answer,
+        node.reader_answer,
+        passage.text,
+        long_form=task_prompt(state.task or ctx.task).long_form,
+        alpha=ctx.alpha,
+    )
+    step = len(state.path) + 1
+    if confident and not consistent and passage is not None:
+        emit(runtime, "node_corrected", node=node.id, llm=node.llm_answer, ir=node.reader_answer)
+        feedback = render(
+            feedback_template("verify"),
+            query=node.query,
+            answer=node.reader_answer,
+            question=state.question,
+            reference=passage.as_reference(),
+        )
+        return {
+            "nodes": [accept(node, "corrected", node.reader_answer, step)],
+            "messages": [HumanMessage(feedback)],
+        }
+    emit(runtime, "node_accepted", node=node.id, confident=confident, consistent=consistent)
+    return {"nodes": [accept(node, "llm", node.llm_answer, step)], "cursor": state.cursor + 1}
+
+
+def route_verify(state: State) -> Literal["generate_coq", "traverse_nodes"]:
+    """A correction ends the round (the LLM re-plans); an accepted node lets traversal go on."""
+    return "generate_coq" if state.path[-1].source == "corrected" else "traverse_nodes"

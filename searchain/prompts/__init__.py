@@ -1,0 +1,88 @@
+"""Prompts as data: TOML files beside this module, read once and validated on first use.
+
+Keeping prompt text out of code means a prompt can be reviewed, diffed and replaced without
+touching control flow; the graph only ever asks for a task's :class:`TaskPrompt` or a named
+feedback template.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+__all__ = ["TaskPrompt", "feedback_template", "render", "task_names", "task_prompt"]
+
+
+@dataclass(frozen=True)
+class TaskPrompt:
+    """The Chain-of-Query prompt of one task."""
+
+    name: str
+    """Task name as used in the context and the CLI (``qa``, ``yesno``, ...)."""
+    description: str
+    """One line for ``--help`` and docs."""
+    template: str
+    """Prompt text with a ``{question}`` placeholder."""
+    answer_labels: tuple[str, ...] = ()
+    """Closed answer set (``yes``/``no``, ``SUPPORTS``/``REFUTES``); empty for free text."""
+    long_form: bool = False
+    """Verify long-form answers with ROUGE-L against the passage instead of span containment."""
+
+
+def _load(name: str) -> dict[str, object]:
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@cache
+def _tasks() -> dict[str, TaskPrompt]:
+    tasks = {}
+    for name, table in _load("chain_of_query.toml").items():
+        assert isinstance(table, dict)
+        tasks[name] = TaskPrompt(
+            name=name,
+            description=str(table["description"]),
+            template=str(table["template"]).strip(),
+            answer_labels=tuple(table.get("answer_labels", ())),
+            long_form=bool(table.get("long_form", False)),
+        )
+    return tasks
+
+
+@cache
+def _feedback() -> dict[str, str]:
+    return {key: str(value).strip() for key, value in _load("feedback.toml").items()}
+
+
+def task_names() -> list[str]:
+    """Names of the tasks that have a Chain-of-Query prompt."""
+    return sorted(_tasks())
+
+
+def task_prompt(task: str) -> TaskPrompt:
+    """Return the prompt of ``task``; an unknown name raises ``ValueError`` naming the known."""
+    try:
+        return _tasks()[task]
+    except KeyError:
+        known = ", ".join(task_names())
+        raise ValueError(f"unknown task {task!r}: choose one of {known}") from None
+
+
+def feedback_template(name: str) -> str:
+    """Return the feedback template ``name`` (``verify``, ``complete``, ``trace``, ...)."""
+    return _feedback()[name]
+
+
+def render(template: str, **values: object) -> str:
+    """Fill ``template``'s placeholders.
+
+    ``str.format`` never re-reads the values it inserts, so braces inside questions or passages
+    are safe; ``</reference>`` inside a passage is neutralised so retrieved text cannot close the
+    delimiter early and pose as instructions.
+    """
+    cleaned = {
+        key: str(value).replace("</reference>", "</ reference>") for key, value in values.items()
+    }
+    return template.format(**cleaned)

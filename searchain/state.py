@@ -1,0 +1,150 @@
+"""The graph's state: what SearChain knows at each step of answering one question.
+
+The Tree-of-Reasoning is kept as flat lists (``nodes``, ``branches``) with ids, which checkpoint,
+stream and render as JSON easily; the correct reasoning path and the processed queries are derived
+from it rather than stored twice.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field, replace
+from typing import Annotated, Literal
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+from searchain.tools.base import Passage
+
+KnowledgeSource = Literal["llm", "corrected", "completed"]
+"""Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it."""
+
+StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
+"""Why reasoning ended: the whole chain passed, the round budget ran out, or no chain was found."""
+
+
+@dataclass
+class TreeNode:
+    """A distinct sub-query in the Tree-of-Reasoning."""
+
+    id: int
+    """Position in ``State.nodes``; stable for the whole run."""
+    branch: int
+    """The branch (generated chain) that first asked this query."""
+    parent: int | None
+    """The node before it on its branch; a branch's first new node hangs off the branch root."""
+    query: str
+    """The sub-query as the LLM wrote it."""
+    llm_answer: str = ""
+    """The LLM's own answer (empty when it marked the query unsolved)."""
+    unsolved: bool = False
+    """The LLM marked it ``[Unsolved Query]`` (or gave no answer)."""
+    passage: Passage | None = None
+    """Top-1 retrieved passage, once traversal reached the node."""
+    reader_answer: str = ""
+    """The reader's answer span from ``passage``."""
+    confidence: float | None = None
+    """The reader's confidence in ``reader_answer``; ``None`` until read."""
+    source: KnowledgeSource | None = None
+    """Set when the node is accepted onto the reasoning path; ``None`` if never reached."""
+    answer: str = ""
+    """The accepted answer: the LLM's, or the reader's when IR corrected or completed it."""
+    step: int | None = None
+    """1-based position on the reasoning path: the number ``[n]`` that cites this node."""
+
+
+@dataclass
+class Branch:
+    """One generated Chain-of-Query: a branch of the Tree-of-Reasoning."""
+
+    id: int
+    """Position in ``State.branches``; equals the round that generated it, minus one."""
+    root: int | None
+    """The corrected or completed node this chain continues from; ``None`` for the first."""
+    nodes: list[int]
+    """The chain's nodes in order, as tree node ids (repeated queries map to earlier nodes)."""
+    final_content: str | None = None
+    """The ``[Final Content]`` the LLM wrote at the end of this chain, if any."""
+
+
+@dataclass
+class Reference:
+    """A citation ``[n]`` of the final content resolved to its passage."""
+
+    n: int
+    """The number used in the final content."""
+    node: int
+    """The tree node (reasoning step) it cites."""
+    id: str
+    """Passage id in the corpus."""
+    title: str
+    """Passage title."""
+    text: str
+    """Passage text."""
+
+
+def upsert_nodes(left: list[TreeNode], right: list[TreeNode]) -> list[TreeNode]:
+    """Reducer for ``State.nodes``: nodes are replaced by id, new ids are appended."""
+    merged = {node.id: node for node in left}
+    merged.update({node.id: node for node in right})
+    return [merged[key] for key in sorted(merged)]
+
+
+@dataclass(kw_only=True)
+class InputState:
+    """What a caller provides."""
+
+    question: str = ""
+    """The complex question (or claim, for fact checking) to answer."""
+    task: str | None = None
+    """Prompt family: qa, yesno, factcheck, slot, longform, no_ir; ``None`` uses the context's."""
+
+
+@dataclass(kw_only=True)
+class OutputState(InputState):
+    """What a caller gets back."""
+
+    answer: str = ""
+    """The final answer, short form (a label for yes/no and fact checking)."""
+    final_content: str = ""
+    """The final content with ``[n]`` citations that resolve to ``references``."""
+    references: list[Reference] = field(default_factory=list)
+    """The passages cited by ``final_content``, by number."""
+    unresolved_citations: list[int] = field(default_factory=list)
+    """Citation numbers the LLM wrote that point at no reasoning step (removed from the text)."""
+    nodes: Annotated[list[TreeNode], upsert_nodes] = field(default_factory=list)
+    """The Tree-of-Reasoning's nodes."""
+    branches: Annotated[list[Branch], operator.add] = field(default_factory=list)
+    """The Tree-of-Reasoning's branches, one per generated chain."""
+    rounds: int = 0
+    """How many chains the LLM generated (bounded by ``Context.r_max``)."""
+    stop_reason: StopReason = ""
+    """Why reasoning ended."""
+
+
+@dataclass(kw_only=True)
+class State(OutputState):
+    """The full working state of one SearChain run."""
+
+    messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
+    """The conversation with the LLM: the prompt, its chains and the feedback between them."""
+    cursor: int = 0
+    """Position in the current branch's ``nodes`` that traversal has reached."""
+
+    @property
+    def path(self) -> list[TreeNode]:
+        """The accepted nodes of the correct reasoning path, in order."""
+        accepted = [node for node in self.nodes if node.step is not None]
+        return sorted(accepted, key=lambda node: node.step or 0)
+
+    @property
+    def current(self) -> TreeNode | None:
+        """The node traversal stands on, or ``None`` past the end of the current branch."""
+        if not self.branches or self.cursor >= len(self.branches[-1].nodes):
+            return None
+        return self.nodes[self.branches[-1].nodes[self.cursor]]
+
+
+def accept(node: TreeNode, source: KnowledgeSource, answer: str, step: int) -> TreeNode:
+    """A copy of ``node`` accepted onto the reasoning path as step ``step``."""
+    return replace(node, source=source, answer=answer, step=step)

@@ -1,0 +1,65 @@
+"""Answer normalisation and the consistency checks that decide Verify.
+
+One definition serves Verify, the final-answer extraction and (later) the evaluation metrics, so
+"the reader agrees with the LLM" and "the prediction matches the gold answer" can never drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from functools import cache
+from typing import Any
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation + "‘’“”–—")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = text.lower().translate(_PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def contains_answer(prediction: str, answer: str) -> bool:
+    """Whether the normalised ``answer`` occurs in the normalised ``prediction`` on word bounds.
+
+    An empty answer is contained nowhere: a reader that extracted nothing cannot vouch for or
+    against the LLM.
+    """
+    needle = normalize_answer(answer)
+    if not needle:
+        return False
+    return f" {needle} " in f" {normalize_answer(prediction)} "
+
+
+@cache
+def _rouge_scorer() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+def rouge_l(prediction: str, reference: str) -> float:
+    """ROUGE-L F-measure between two texts (0 when either is empty)."""
+    if not prediction.strip() or not reference.strip():
+        return 0.0
+    return float(_rouge_scorer().score(reference, prediction)["rougeL"].fmeasure)
+
+
+def is_consistent(
+    llm_answer: str,
+    reader_answer: str,
+    passage_text: str,
+    *,
+    long_form: bool,
+    alpha: float,
+) -> bool:
+    """SearChain's consistency test between the LLM's answer and the retrieved evidence.
+
+    Short answers: the reader's span must be contained in the LLM's answer. Long-form answers
+    (ELI5): ROUGE-L between the LLM's answer and the passage must reach ``alpha``.
+    """
+    if long_form:
+        return rouge_l(llm_answer, passage_text) >= alpha
+    return contains_answer(llm_answer, reader_answer)

@@ -1,0 +1,1 @@
+"""The outside world behind small interfaces: retrieval, readers, LLMs, duplicate detection."""

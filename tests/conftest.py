@@ -1,0 +1,79 @@
+"""Shared test doubles: a scripted chat model, and an in-memory retriever and reader.
+
+They stand in only for what cannot run here (a capable LLM, reader weights); each records its
+calls so tests can assert what the graph asked for, not just what it returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+from searchain.text import normalize_answer
+from searchain.tools.base import Passage, ReaderAnswer
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Replies with the scripted texts in order; fails loudly when the script runs out."""
+
+    replies: list[str]
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        if len(self.calls) >= len(self.replies):
+            raise AssertionError(f"unexpected LLM call #{len(self.calls) + 1}")
+        self.calls.append(list(messages))
+        text = self.replies[len(self.calls) - 1]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
+
+
+class TableRetriever:
+    """Looks the query up (after normalisation) in a table of passages."""
+
+    def __init__(self, table: dict[str, Passage]) -> None:
+        self.table = {normalize_answer(q): p for q, p in table.items()}
+        self.queries: list[str] = []
+
+    def search(self, query: str, k: int = 1) -> list[Passage]:
+        self.queries.append(query)
+        passage = self.table.get(normalize_answer(query))
+        return [passage][:k] if passage else []
+
+
+class TableReader:
+    """Answers from a table keyed by passage id: (span, confidence)."""
+
+    threshold = 1.5
+
+    def __init__(self, table: dict[str, tuple[str, float]]) -> None:
+        self.table = table
+        self.reads: list[tuple[str, str]] = []
+
+    def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
+        self.reads.extend((query, p.id) for p in passages)
+        return [ReaderAnswer(*self.table.get(p.id, ("", 0.0))) for p in passages]
+
+
+@pytest.fixture
+def passages() -> dict[str, Passage]:
+    return {
+        "spirit": Passage("p1", "Spirit If...", "Spirit If... is the debut album of Kevin Drew."),
+        "drew": Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto, Ontario."),
+        "bus": Passage(
+            "p3",
+            "Toronto Coach Terminal",
+            "Greyhound buses in Toronto leave from the Toronto Coach Terminal.",
+        ),
+    }

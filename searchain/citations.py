@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from searchain.state import Reference, TreeNode
 
 _CITATION = re.compile(r"\s?\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_ADJACENT = re.compile(r"(?<=\[\d)\]\s+\[(?=\d)|(?<=\[\d\d)\]\s+\[(?=\d)")
 
 
 def resolve_citations(
@@ -36,9 +37,9 @@ def resolve_citations(
                 number,
                 Reference(number, node.id, node.passage.id, node.passage.title, node.passage.text),
             )
-        return "".join(f" [{n}]" if i == 0 else f"[{n}]" for i, n in enumerate(keep))
+        return "".join(f" [{n}]" for n in keep)
 
-    text = _CITATION.sub(replace, content).strip()
+    text = _ADJACENT.sub("][", _CITATION.sub(replace, content)).strip()
     return text, [cited[n] for n in sorted(cited)], unresolved
 
 

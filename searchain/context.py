@@ -12,11 +12,14 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import ConfigDict, InstanceOf
+from pydantic.json_schema import SkipJsonSchema
 
 from searchain.prompts import task_names
 from searchain.tools.base import Reader, Retriever
 
 ENV_PREFIX = "SEARCHAIN_"
+
 MAX_ROUNDS = 10
 """Upper bound accepted for ``r_max``; with ``MAX_CHAIN_NODES`` it bounds the graph's steps."""
 MAX_CHAIN_NODES = 30
@@ -27,17 +30,20 @@ MAX_CHAIN_NODES = 30
 class Context:
     """How SearChain runs: thresholds, budgets, and which models and index it uses."""
 
+    # Lets Studio show each field's docstring as its description.
+    __pydantic_config__ = ConfigDict(use_attribute_docstrings=True)
+
     task: str = "qa"
     """Default prompt family when the input names none: qa, yesno, factcheck, slot, longform,
     no_ir."""
-    llm: str | BaseChatModel = "auto"
+    llm: str | SkipJsonSchema[InstanceOf[BaseChatModel]] = "auto"
     """Chat model: ``auto`` (OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else ``local``),
     ``local`` (SmolLM2-135M-Instruct, offline), ``provider:model``, or a chat model object."""
-    retriever: str | Retriever = "bm25"
+    retriever: str | SkipJsonSchema[InstanceOf[Retriever]] = "bm25"
     """Retrieval backend: ``bm25`` (the embedded index at ``index``), or a retriever object."""
     index: str = "searchain-index"
     """Directory of the embedded BM25 index."""
-    reader: str | Reader = "dpr"
+    reader: str | SkipJsonSchema[InstanceOf[Reader]] = "dpr"
     """Reader: ``dpr`` (paper default), ``extractive``, ``llm``, a model path, or an object."""
     theta: float | None = None
     """Confidence threshold θ for Verify; ``None`` uses the reader's own default (1.5 for DPR)."""

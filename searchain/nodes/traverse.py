@@ -27,12 +27,12 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {"cursor": cursor}
     ctx = context_of(runtime)
     node = state.nodes[chain[cursor]]
-    passages = resolve_retriever(ctx.retriever).search(node.query, k=1)
+    passages = resolve_retriever(ctx.retriever, ctx.index).search(node.query, k=1)
     if not passages:
         emit(runtime, "node_retrieved", node=node.id, query=node.query, passage=None)
         return {"cursor": cursor}
     passage = passages[0]
-    reading = resolve_reader(ctx.reader).read(node.query, [passage])[0]
+    reading = resolve_reader(ctx.reader, ctx.llm).read(node.query, [passage])[0]
     emit(
         runtime,
         "node_retrieved",

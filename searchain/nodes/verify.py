@@ -24,7 +24,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     ctx = context_of(runtime)
     node = state.current
     assert node is not None  # route_traverse only sends a node here
-    theta = ctx.theta if ctx.theta is not None else resolve_reader(ctx.reader).threshold
+    theta = ctx.theta if ctx.theta is not None else resolve_reader(ctx.reader, ctx.llm).threshold
     passage = node.passage
     confident = node.confidence is not None and node.confidence > theta
     consistent = passage is None or is_consistent(

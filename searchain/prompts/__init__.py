@@ -52,8 +52,9 @@ def _tasks() -> dict[str, TaskPrompt]:
 
 
 @cache
-def _feedback() -> dict[str, str]:
-    return {key: str(value).strip() for key, value in _load("feedback.toml").items()}
+def _templates() -> dict[str, str]:
+    loaded = {**_load("feedback.toml"), "reader": _load("reader.toml")["template"]}
+    return {key: str(value).strip() for key, value in loaded.items()}
 
 
 def task_names() -> list[str]:
@@ -71,8 +72,8 @@ def task_prompt(task: str) -> TaskPrompt:
 
 
 def feedback_template(name: str) -> str:
-    """Return the feedback template ``name`` (``verify``, ``complete``, ``trace``, ...)."""
-    return _feedback()[name]
+    """Return the message template ``name`` (``verify``, ``complete``, ``trace``, ``reader``)."""
+    return _templates()[name]
 
 
 def render(template: str, **values: object) -> str:

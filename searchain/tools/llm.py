@@ -100,6 +100,9 @@ class LocalChatModel(BaseChatModel):
                 max_new_tokens=self.max_new_tokens,
                 do_sample=False,
                 pad_token_id=tokenizer.eos_token_id,
+                stopping_criteria=[_StopOnText(tokenizer, inputs["input_ids"].shape[1], stop)]
+                if stop
+                else None,
             )
         prompt_tokens = inputs["input_ids"].shape[1]
         new_tokens = output[0][prompt_tokens:]
@@ -113,6 +116,24 @@ class LocalChatModel(BaseChatModel):
         }
         message = AIMessage(content=text.strip(), usage_metadata=usage)
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class _StopOnText:
+    """Stop generating once the new text (never the prompt) contains a stop string.
+
+    transformers' own ``stop_strings`` also matches across the prompt boundary, so a reply that
+    starts by echoing ``[Question]`` right after the prompt's newline would stop at once.
+    """
+
+    def __init__(self, tokenizer: Any, prompt_tokens: int, stop: list[str]) -> None:
+        self.tokenizer, self.prompt_tokens, self.stop = tokenizer, prompt_tokens, stop
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        text = self.tokenizer.decode(input_ids[0][self.prompt_tokens :], skip_special_tokens=True)
+        done = any(marker in text for marker in self.stop)
+        return torch.full((input_ids.shape[0],), done, dtype=torch.bool)
 
 
 def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:

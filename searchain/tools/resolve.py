@@ -6,18 +6,82 @@ applications and tests can inject their own components.
 
 from __future__ import annotations
 
-from searchain.tools.base import Reader, Retriever
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.retrievers import BaseRetriever
+
+from searchain.tools.base import Passage, Reader, Retriever
+from searchain.tools.cache import load_once
+from searchain.tools.llm import resolve_llm
+from searchain.tools.readers import DPRReaderModel, ExtractiveReader, LLMReader, reader_kind
 
 
-def resolve_retriever(spec: str | Retriever) -> Retriever:
-    """Return the retriever for ``spec`` (an object with ``search(query, k)`` is used as is)."""
+class LangChainRetriever:
+    """Adapts any LangChain ``BaseRetriever`` to :class:`Retriever`.
+
+    The passage id is the document's ``id`` (or ``metadata["id"]``), the title
+    ``metadata["title"]``, the score ``metadata["score"]`` when the retriever provides one.
+    """
+
+    def __init__(self, retriever: BaseRetriever) -> None:
+        self.retriever = retriever
+
+    def search(self, query: str, k: int = 1) -> list[Passage]:
+        """The retriever's documents for ``query``, first ``k``."""
+        passages = []
+        for rank, doc in enumerate(self.retriever.invoke(query)[:k]):
+            meta = doc.metadata
+            passage_id = doc.id or meta.get("id") or f"{query}#{rank}"
+            passages.append(
+                Passage(
+                    str(passage_id),
+                    str(meta.get("title", "")),
+                    doc.page_content,
+                    float(meta.get("score", 0.0)),
+                )
+            )
+        return passages
+
+
+def resolve_retriever(spec: str | Retriever | BaseRetriever, index: str = "") -> Retriever:
+    """Return the retriever for ``spec``.
+
+    ``bm25`` opens the embedded index at ``index`` (``bm25:DIR`` names the directory itself); a
+    LangChain ``BaseRetriever`` is adapted; any object with ``search(query, k)`` is used as is.
+    """
+    if isinstance(spec, BaseRetriever):
+        return LangChainRetriever(spec)
     if isinstance(spec, Retriever):
         return spec
-    raise ValueError(f"unknown retriever {spec!r}: pass a retriever object with search(query, k)")
+    name, _, arg = spec.partition(":")
+    if name == "bm25":
+        from searchain.tools.bm25 import BM25Index
+
+        path = Path(arg or index).resolve()
+        return load_once(("bm25", str(path)), lambda: BM25Index.load(path))
+    raise ValueError(f"unknown retriever {spec!r}: use bm25, bm25:DIR or pass a retriever object")
 
 
-def resolve_reader(spec: str | Reader) -> Reader:
-    """Return the reader for ``spec`` (an object with ``read(query, passages)`` is used as is)."""
+def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Reader:
+    """Return the reader for ``spec``.
+
+    ``dpr`` and ``extractive`` use their default models, ``dpr:NAME_OR_DIR`` and
+    ``extractive:NAME_OR_DIR`` others; a model directory alone is recognised by its config;
+    ``llm`` reads with the chat model ``llm``. Any object with ``read`` is used as is.
+    """
     if isinstance(spec, Reader):
         return spec
-    raise ValueError(f"unknown reader {spec!r}: pass a reader object with read(query, passages)")
+    name, _, arg = spec.partition(":")
+    if name == "llm" and not arg:
+        return LLMReader(resolve_llm(llm))
+    if name not in ("dpr", "extractive") and Path(spec).is_dir():
+        name, arg = reader_kind(spec), spec
+    if name == "dpr":
+        return load_once(("reader", spec), lambda: DPRReaderModel(*([arg] if arg else [])))
+    if name == "extractive":
+        return load_once(("reader", spec), lambda: ExtractiveReader(*([arg] if arg else [])))
+    raise ValueError(
+        f"unknown reader {spec!r}: use dpr, extractive, llm, dpr:DIR, extractive:DIR or a model "
+        "directory"
+    )

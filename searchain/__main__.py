@@ -1,0 +1,5 @@
+"""``python -m searchain`` runs the CLI."""
+
+from searchain.cli import main
+
+main()

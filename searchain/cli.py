@@ -1,0 +1,199 @@
+"""The ``searchain`` command: build an index, ask a question."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.tree import Tree
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Search-in-the-Chain: multi-hop answers checked step by step against retrieval.",
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+F = TypeVar("F", bound=Callable[..., Any])
+
+SOURCE_STYLE = {"llm": "cyan", "corrected": "yellow", "completed": "green", None: "dim"}
+
+
+def friendly_errors(command: F) -> F:
+    """Turn expected failures (bad input, missing files or extras) into one line and exit 1."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (ValueError, OSError, ImportError) as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            err.print("[red]interrupted[/red]")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def demo_corpus() -> Path:
+    """The small demo corpus shipped inside the package (see its DEMO_CORPUS_NOTICE.md)."""
+    return Path(__file__).parent / "data" / "demo_corpus.jsonl"
+
+
+IndexOption = Annotated[Path, typer.Option("--index", help="Index directory.")]
+
+
+@app.command()
+@friendly_errors
+def index(
+    corpus: Annotated[
+        Path | None, typer.Argument(help="JSON lines {id, title, text}.", show_default=False)
+    ] = None,
+    index: IndexOption = Path("searchain-index"),
+    demo: Annotated[bool, typer.Option(help="Index the bundled demo corpus.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing index.")] = False,
+    k1: Annotated[float, typer.Option(help="BM25 k1.")] = 1.5,
+    b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,
+) -> None:
+    """Build a BM25 index from a JSON-lines corpus (title and text are both searched)."""
+    import time
+
+    from searchain.tools.bm25 import BM25Index, read_corpus
+
+    if (corpus is None) == (not demo):
+        raise ValueError("give a CORPUS file or --demo (not both)")
+    source = demo_corpus() if demo else corpus
+    assert source is not None
+    if not source.is_file():
+        raise ValueError(f"corpus {source} does not exist")
+    started = time.perf_counter()
+    with err.status("indexing…") as status:
+        built = BM25Index.build(
+            read_corpus(source),
+            index,
+            k1=k1,
+            b=b,
+            overwrite=overwrite,
+            progress=lambda n: status.update(f"indexing… {n:,} passages"),
+        )
+    seconds = time.perf_counter() - started
+    err.print(f"indexed {len(built):,} passages into {index} in {seconds:.1f} s")
+
+
+@app.command()
+@friendly_errors
+def ask(
+    question: Annotated[str, typer.Argument(help="The question (or claim, for factcheck).")],
+    index: IndexOption = Path("searchain-index"),
+    llm: Annotated[
+        str, typer.Option(help="auto, local, or provider:model (e.g. openai:gpt-4o-mini).")
+    ] = "auto",
+    reader: Annotated[
+        str, typer.Option(help="dpr, extractive, llm, dpr:DIR, extractive:DIR.")
+    ] = "dpr",
+    task: Annotated[str, typer.Option(help="qa, yesno, factcheck, slot, longform, no_ir.")] = "qa",
+    r_max: Annotated[int, typer.Option(help="Maximum rounds.")] = 5,
+    theta: Annotated[
+        float | None, typer.Option(help="Reader confidence threshold (default: the reader's).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Answer QUESTION with SearChain and show the cited passages and the reasoning tree."""
+    from searchain.context import Context
+    from searchain.graph.searchain import build_graph
+    from searchain.output import result_to_json
+    from searchain.tools.llm import resolve_llm
+    from searchain.tools.resolve import resolve_reader, resolve_retriever
+
+    if not question.strip():
+        raise ValueError("the question is empty: pass a non-blank question")
+    context = Context(
+        llm=llm,
+        retriever="bm25",
+        index=str(index),
+        reader=reader,
+        task=task,
+        r_max=r_max,
+        theta=theta,
+    )
+    # Fail before the first LLM call if any component cannot be had.
+    resolve_llm(context.llm)
+    resolve_retriever(context.retriever, context.index)
+    loaded = resolve_reader(context.reader, context.llm)
+    if hasattr(loaded, "load"):
+        loaded.load()
+    result: dict[str, Any] = {}
+    for mode, chunk in build_graph().stream(
+        {"question": question, "task": task}, context=context, stream_mode=["custom", "values"]
+    ):
+        if mode == "custom":
+            show_progress(chunk)
+        else:
+            result = chunk
+    if as_json:
+        sys.stdout.write(json.dumps(result_to_json(result), ensure_ascii=False) + "\n")
+    else:
+        show_result(result)
+
+
+def show_progress(event: dict[str, Any]) -> None:
+    """One stderr line per progress event of a run."""
+    kind = event["event"]
+    if kind == "round_started":
+        err.print(f"[bold]round {event['round']}[/bold]: the LLM writes a chain of queries…")
+    elif kind == "chain_generated":
+        err.print(f"  chain of {event['nodes']} queries ({event['new']} new)")
+    elif kind == "node_retrieved":
+        found = event["passage"] or "nothing found"
+        conf = event.get("confidence")
+        reading = (
+            f" → reader {event.get('reader_answer')!r} ({conf:.2f})" if conf is not None else ""
+        )
+        err.print(
+            f"  {escape(event['query'])} [dim]\\[{escape(str(found))}]{escape(reading)}[/dim]"
+        )
+    elif kind == "node_corrected":
+        err.print(f"  [yellow]corrected[/yellow] {event['llm']!r} → {event['ir']!r}")
+    elif kind == "node_completed":
+        err.print(f"  [green]completed[/green] → {event['ir']!r}")
+    elif kind == "trace_done":
+        err.print(f"  traced, {event['references']} references")
+
+
+def show_result(result: dict[str, Any]) -> None:
+    """The answer, the cited content, the references and the Tree-of-Reasoning."""
+    out.print(f"[bold]Answer:[/bold] {escape(result.get('answer') or '(none)')}\n")
+    out.print(escape(result.get("final_content", "")) + "\n")
+    for ref in result.get("references", []):
+        out.print(f"[bold][{ref.n}][/bold] {escape(ref.title)} [dim]({escape(ref.id)})[/dim]")
+        out.print(f"    {escape(ref.text)}")
+    if result.get("unresolved_citations"):
+        out.print(f"[dim]removed citations to no step: {result['unresolved_citations']}[/dim]")
+    tree = Tree(
+        f"[bold]Tree-of-Reasoning[/bold] ({result.get('rounds', 0)} rounds, "
+        f"{result.get('stop_reason', '')})"
+    )
+    branches: dict[int | None, Tree] = {None: tree}
+    for node in result.get("nodes", []):
+        parent = branches.get(node.parent, tree)
+        label = node.source or "not reached"
+        conf = f", conf {node.confidence:.2f}" if node.confidence is not None else ""
+        answer = node.answer or node.llm_answer or "?"
+        branches[node.id] = parent.add(
+            f"[{SOURCE_STYLE[node.source]}]{escape(node.query)} → {escape(answer)} "
+            f"({label}{conf})[/]"
+        )
+    out.print(tree)
+
+
+def main() -> None:
+    """Entry point of the ``searchain`` script."""
+    app()

@@ -1,0 +1,1 @@
+"""Evaluation: the shared data sets, the pooled retrieval corpus, metrics and runs."""

@@ -1,0 +1,249 @@
+"""The embedded BM25 backend: a bm25s index on disk, no server.
+
+An index directory holds the bm25s sparse score matrix (memory-mapped on load), the passages as
+JSON lines with a byte-offset table (a passage is read only when it is returned), and a small
+manifest. It is built in a temporary sibling directory and renamed into place only when complete,
+so an interrupted build never leaves a half-written index behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from searchain.tools.base import Passage
+
+MANIFEST = "searchain-index.json"
+FORMAT = 1
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+class CorpusError(ValueError):
+    """A corpus line that cannot be indexed; the message names the file and line."""
+
+
+class IndexLoadError(ValueError):
+    """A directory that is not a (complete) searchain index."""
+
+
+def read_corpus(path: str | Path) -> Iterator[Passage]:
+    """Yield the passages of a JSON-lines corpus ``{"id", "title", "text"}``.
+
+    Blank lines are skipped; anything else that is not a JSON object with a non-empty ``text`` and
+    an ``id`` unseen so far raises :class:`CorpusError` naming the line.
+    """
+    seen: set[str] = set()
+    with Path(path).open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CorpusError(f"{where}: not valid JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise CorpusError(f"{where}: expected a JSON object with id, title, text")
+            text = record.get("text")
+            if not isinstance(text, str) or not text.strip():
+                raise CorpusError(f'{where}: missing or empty "text"')
+            if record.get("id") in (None, ""):
+                raise CorpusError(f'{where}: missing "id"')
+            passage_id = str(record["id"])
+            if passage_id in seen:
+                raise CorpusError(f"{where}: id {passage_id!r} repeats an earlier line")
+            seen.add(passage_id)
+            yield Passage(passage_id, str(record.get("title") or ""), text)
+
+
+class Tokenizer:
+    """Lower-case word tokens, English stop words removed, Snowball-stemmed.
+
+    The same tokenizer builds the index and reads queries, so the two always agree. Stems are
+    cached per word; PyStemmer objects are not thread-safe, hence one per thread.
+    """
+
+    def __init__(self) -> None:
+        from bm25s.stopwords import STOPWORDS_EN
+
+        self._stopwords = frozenset(STOPWORDS_EN)
+        self._local = threading.local()
+        self.stem = lru_cache(maxsize=1 << 20)(self._stem)
+
+    def _stem(self, word: str) -> str:
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:
+            import Stemmer
+
+            stemmer = self._local.stemmer = Stemmer.Stemmer("english")
+        return stemmer.stemWord(word)
+
+    def __call__(self, text: str) -> list[str]:
+        """Tokens of ``text``."""
+        stop = self._stopwords
+        return [self.stem(w) for w in _TOKEN.findall(text.lower()) if w not in stop]
+
+
+class BM25Index:
+    """A loaded index: ``search(query, k)`` returns passages, best first (a ``Retriever``)."""
+
+    def __init__(
+        self, path: Path, model: Any, offsets: np.ndarray, manifest: dict[str, Any]
+    ) -> None:
+        self.path = path
+        self.manifest = manifest
+        self._model = model
+        self._offsets = offsets
+        self._tokenize = Tokenizer()
+        self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)
+
+    def passage(self, i: int, score: float = 0.0) -> Passage:
+        """The ``i``-th passage of the corpus (read from disk, not kept in memory)."""
+        start, end = int(self._offsets[i]), int(self._offsets[i + 1])
+        record = json.loads(os.pread(self._fd, end - start, start))
+        return Passage(record["id"], record["title"], record["text"], score)
+
+    def search(self, query: str, k: int = 1) -> list[Passage]:
+        """Up to ``k`` passages that share at least one term with ``query``, best first."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
+        """:meth:`search` for many queries."""
+        vocab = self._model.vocab_dict
+        k = max(1, min(k, len(self)))
+        results = []
+        for query in queries:
+            ids = [vocab[t] for t in self._tokenize(query) if t in vocab]
+            if not ids:
+                results.append([])
+                continue
+            scores = self._model.get_scores_from_ids(ids)
+            top = np.argpartition(-scores, k - 1)[:k]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            results.append([self.passage(int(i), float(scores[i])) for i in top if scores[i] > 0])
+        return results
+
+    @classmethod
+    def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:
+        """Open the index at ``path``; ``mmap`` keeps the score matrix on disk until touched."""
+        import bm25s
+
+        path = Path(path)
+        manifest_path = path / MANIFEST
+        if not manifest_path.is_file():
+            raise IndexLoadError(
+                f"{path} is not a searchain index (no {MANIFEST}): "
+                f"build one with `searchain index CORPUS.jsonl --index {path}`"
+            )
+        try:
+            manifest = json.loads(manifest_path.read_text())
+            if manifest.get("format") != FORMAT:
+                raise IndexLoadError(
+                    f"{path} has index format {manifest.get('format')}, this searchain reads "
+                    f"{FORMAT}: rebuild it with `searchain index`"
+                )
+            model = bm25s.BM25.load(path / "bm25", mmap=mmap)
+            offsets = np.load(path / "offsets.npy", mmap_mode="r" if mmap else None)
+        except IndexLoadError:
+            raise
+        except (OSError, ValueError, KeyError) as exc:
+            raise IndexLoadError(
+                f"{path} is a damaged searchain index ({exc}): rebuild it with `searchain index`"
+            ) from None
+        if len(offsets) - 1 != manifest["passages"]:
+            raise IndexLoadError(f"{path} is a damaged searchain index: rebuild it")
+        return cls(path, model, offsets, manifest)
+
+    @classmethod
+    def build(
+        cls,
+        passages: Iterable[Passage],
+        path: str | Path,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        overwrite: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> BM25Index:
+        """Index ``passages`` (title and text) into ``path`` and return the loaded index.
+
+        The index is written to a temporary directory beside ``path`` and moved into place only
+        once complete; an existing index is replaced only with ``overwrite``. ``progress`` is
+        called with the number of passages read so far.
+        """
+        import bm25s
+
+        path = Path(path)
+        if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
+            hint = (
+                "pass --overwrite to replace it"
+                if (path / MANIFEST).is_file()
+                else ("choose another --index directory")
+            )
+            raise FileExistsError(f"{path} already exists: {hint}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+        try:
+            tokenize = Tokenizer()
+            corpus_tokens: list[list[str]] = []
+            offsets = [0]
+            with (tmp / "passages.jsonl").open("wb") as out:
+                for passage in passages:
+                    line = (
+                        json.dumps(
+                            {"id": passage.id, "title": passage.title, "text": passage.text},
+                            ensure_ascii=False,
+                        ).encode()
+                        + b"\n"
+                    )
+                    out.write(line)
+                    offsets.append(offsets[-1] + len(line))
+                    corpus_tokens.append(tokenize(f"{passage.title} {passage.text}"))
+                    if progress and len(corpus_tokens) % 1000 == 0:
+                        progress(len(corpus_tokens))
+            if not corpus_tokens:
+                raise CorpusError("the corpus has no passages")
+            model = bm25s.BM25(k1=k1, b=b)
+            model.index(corpus_tokens, show_progress=False)
+            model.save(tmp / "bm25", show_progress=False)
+            np.save(tmp / "offsets.npy", np.asarray(offsets, dtype=np.int64))
+            manifest = {
+                "format": FORMAT,
+                "passages": len(corpus_tokens),
+                "k1": k1,
+                "b": b,
+                "tokenizer": "bm25s-word+en-stopwords+snowball-english",
+            }
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+            if progress:
+                progress(len(corpus_tokens))
+            if path.exists():
+                old = path.with_name(f".{path.name}.old")
+                shutil.rmtree(old, ignore_errors=True)
+                path.rename(old)
+                tmp.rename(path)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                tmp.rename(path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return cls.load(path)

@@ -1,0 +1,253 @@
+"""Readers: extract an answer span and a confidence from a passage, for Verify and Complete.
+
+Three kinds behind one interface (``read(query, passages) -> [ReaderAnswer]``):
+
+* ``dpr`` — the paper's reader, ``DPRReader``; confidence is DPR's relevance logit (θ = 1.5).
+* ``extractive`` — any ``AutoModelForQuestionAnswering`` (e.g. a SQuAD 2.0 model); confidence is
+  the probability of the best span, P(start)·P(end), where the [CLS] "no answer" position takes
+  part in both softmaxes, so an unanswerable passage scores low (default θ = 0.5).
+* ``llm`` — the chat model copies a span from the passage and rates it from 0 to 1; a span not
+  found in the passage gets confidence 0 (default θ = 0.5). For deployments with no reader model.
+
+Model weights load once, lazily, on the first read, and are shared by all threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+
+from searchain.prompts import feedback_template, render
+from searchain.text import normalize_answer
+from searchain.tools.base import Passage, ReaderAnswer
+from searchain.tools.cache import load_once
+
+DEFAULT_DPR = "facebook/dpr-reader-multiset-base"
+DEFAULT_EXTRACTIVE = "deepset/roberta-base-squad2"
+MAX_ANSWER_TOKENS = 16
+
+
+def load_pretrained(loader: Any, name_or_path: str, **kwargs: Any) -> Any:
+    """``loader.from_pretrained`` with an error that says how to get the weights.
+
+    A local directory or a model already in the Hugging Face cache loads offline; a hub name is
+    fetched only when the network allows it (``HF_HUB_OFFLINE=1`` makes a miss fail at once).
+    """
+    try:
+        return loader.from_pretrained(name_or_path, local_files_only=True, **kwargs)
+    except OSError:
+        if Path(name_or_path).exists() or os.environ.get("HF_HUB_OFFLINE") == "1":
+            raise _missing(name_or_path) from None
+    try:
+        return loader.from_pretrained(name_or_path, **kwargs)
+    except OSError:
+        raise _missing(name_or_path) from None
+
+
+def _missing(name: str) -> ValueError:
+    return ValueError(
+        f"reader model {name!r} could not be loaded: download it where the Hugging Face hub is "
+        f"reachable (huggingface-cli download {name} --local-dir DIR) and pass --reader "
+        "dpr:DIR or extractive:DIR, or use --reader llm"
+    )
+
+
+def best_span(start: Any, end: Any, allowed: Sequence[int]) -> tuple[int, int, float]:
+    """The (start, end, score) maximising ``start[s] + end[e]`` with s ≤ e < s + 16 in ``allowed``.
+
+    ``start``/``end`` are 1-d tensors of logits; ``allowed`` are the token positions that belong
+    to the passage text (question, title and padding can never be the answer).
+    """
+    import torch
+
+    positions = torch.tensor(list(allowed), dtype=torch.long)
+    if positions.numel() == 0:
+        return 0, 0, float("-inf")
+    s, e = start[positions], end[positions]
+    scores = s[:, None] + e[None, :]
+    n = positions.numel()
+    offsets = torch.arange(n)[None, :] - torch.arange(n)[:, None]
+    scores = scores.masked_fill((offsets < 0) | (offsets >= MAX_ANSWER_TOKENS), float("-inf"))
+    flat = int(torch.argmax(scores))
+    i, j = divmod(flat, n)
+    return int(positions[i]), int(positions[j]), float(scores[i, j])
+
+
+def as_in_text(span: str, text: str) -> str:
+    """The passage's own spelling of a decoded (lower-cased, re-spaced) span, when found."""
+    words = re.findall(r"\w+|[^\w\s]", span.replace("##", ""))
+    if not words:
+        return ""
+    found = re.search(r"\s*".join(map(re.escape, words)), text, re.IGNORECASE)
+    return found.group(0) if found else span.strip()
+
+
+class DPRReaderModel:
+    """The DPR reader (Karpukhin et al. 2020) as SearChain uses it."""
+
+    threshold = 1.5
+
+    def __init__(self, name_or_path: str = DEFAULT_DPR, *, max_length: int = 350) -> None:
+        self.name_or_path = name_or_path
+        self.max_length = max_length
+
+    def load(self) -> tuple[Any, Any]:
+        """Load (once per process) and return ``(tokenizer, model)``."""
+        return load_once(("dpr", self.name_or_path), self._build)
+
+    def _build(self) -> tuple[Any, Any]:
+        from transformers import DPRReader, DPRReaderTokenizerFast
+
+        tokenizer = load_pretrained(DPRReaderTokenizerFast, self.name_or_path)
+        model = load_pretrained(DPRReader, self.name_or_path)
+        return tokenizer, model.eval()
+
+    def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
+        """Read all ``passages`` in one batch."""
+        if not passages:
+            return []
+        import torch
+
+        tokenizer, model = self.load()
+        with warnings.catch_warnings():
+            # DPR's tokenizer pads the question/title part without truncation and warns that
+            # max_length is unused there; the text part is truncated as asked.
+            warnings.filterwarnings("ignore", message=".*max_length. is ignored")
+            encoded = tokenizer(
+                questions=[query] * len(passages),
+                titles=[p.title for p in passages],
+                texts=[p.text for p in passages],
+                padding=True,
+                truncation=True,
+                max_length=self.max_length,
+                return_tensors="pt",
+            )
+        with torch.inference_mode():
+            out = model(**encoded)
+        answers = []
+        for i in range(len(passages)):
+            ids = encoded["input_ids"][i].tolist()
+            seps = [k for k, t in enumerate(ids) if t == tokenizer.sep_token_id]
+            # [CLS] question [SEP] title [SEP] text [PAD]...: the answer lies in the text.
+            text_start = seps[1] + 1 if len(seps) > 1 else 1
+            text_end = int(encoded["attention_mask"][i].sum())
+            if text_end and ids[text_end - 1] == tokenizer.sep_token_id:
+                text_end -= 1
+            s, e, _ = best_span(out.start_logits[i], out.end_logits[i], range(text_start, text_end))
+            span = tokenizer.decode(ids[s : e + 1], skip_special_tokens=True)
+            answers.append(
+                ReaderAnswer(as_in_text(span, passages[i].text), float(out.relevance_logits[i]))
+            )
+        return answers
+
+
+class ExtractiveReader:
+    """Any extractive QA model (``AutoModelForQuestionAnswering``)."""
+
+    threshold = 0.5
+
+    def __init__(self, name_or_path: str = DEFAULT_EXTRACTIVE, *, max_length: int = 384) -> None:
+        self.name_or_path = name_or_path
+        self.max_length = max_length
+
+    def load(self) -> tuple[Any, Any]:
+        """Load (once per process) and return ``(tokenizer, model)``."""
+        return load_once(("extractive", self.name_or_path), self._build)
+
+    def _build(self) -> tuple[Any, Any]:
+        from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+
+        tokenizer = load_pretrained(AutoTokenizer, self.name_or_path)
+        model = load_pretrained(AutoModelForQuestionAnswering, self.name_or_path)
+        return tokenizer, model.eval()
+
+    def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
+        """Read all ``passages`` in one batch; spans are cut from the text by character offsets."""
+        if not passages:
+            return []
+        import torch
+
+        tokenizer, model = self.load()
+        texts = [p.text for p in passages]
+        encoded = tokenizer(
+            [query] * len(passages),
+            texts,
+            padding=True,
+            truncation="only_second",
+            max_length=self.max_length,
+            return_offsets_mapping=True,
+            return_tensors="pt",
+        )
+        offsets = encoded.pop("offset_mapping")
+        with torch.inference_mode():
+            out = model(**encoded)
+        answers = []
+        for i, text in enumerate(texts):
+            context = [k for k, sid in enumerate(encoded.sequence_ids(i)) if sid == 1]
+            allowed = [0, *context]  # the [CLS] position competes as "no answer"
+            start = torch.log_softmax(out.start_logits[i][allowed], dim=-1)
+            end = torch.log_softmax(out.end_logits[i][allowed], dim=-1)
+            full_start = torch.full_like(out.start_logits[i], float("-inf"))
+            full_end = torch.full_like(out.end_logits[i], float("-inf"))
+            full_start[allowed], full_end[allowed] = start, end
+            s, e, score = best_span(full_start, full_end, context)
+            span = text[int(offsets[i][s][0]) : int(offsets[i][e][1])].strip() if context else ""
+            answers.append(ReaderAnswer(span, float(torch.exp(torch.tensor(score)))))
+        return answers
+
+
+_LLM_ANSWER = re.compile(r"answer\s*[:：]\s*(?P<answer>[^\n]*)", re.I)
+_LLM_CONFIDENCE = re.compile(r"confidence\s*[:：]\s*(?P<conf>[0-9]*\.?[0-9]+)", re.I)
+
+
+class LLMReader:
+    """The chat model itself reads the passage (no reader weights needed)."""
+
+    threshold = 0.5
+
+    def __init__(self, llm: BaseChatModel) -> None:
+        self.llm = llm
+
+    def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
+        """One chat call per passage, batched through the model's ``batch``."""
+        prompts = [
+            [
+                HumanMessage(
+                    render(feedback_template("reader"), query=query, reference=p.as_reference())
+                )
+            ]
+            for p in passages
+        ]
+        replies = self.llm.batch(prompts) if prompts else []
+        return [self.parse(r.text, p.text) for r, p in zip(replies, passages, strict=True)]
+
+    @staticmethod
+    def parse(reply: str, passage_text: str) -> ReaderAnswer:
+        """Read ``Answer:``/``Confidence:`` lines; a span absent from the passage scores 0."""
+        found = _LLM_ANSWER.search(reply)
+        answer = (found.group("answer") if found else reply.strip().split("\n")[0]).strip(" .\"'")
+        if normalize_answer(answer) in ("", "none"):
+            return ReaderAnswer("", 0.0)
+        conf = _LLM_CONFIDENCE.search(reply)
+        confidence = min(max(float(conf.group("conf")), 0.0), 1.0) if conf else 0.5
+        if normalize_answer(answer) not in normalize_answer(passage_text):
+            confidence = 0.0
+        return ReaderAnswer(answer, confidence)
+
+
+def reader_kind(path: str) -> str:
+    """``dpr`` or ``extractive`` for a model directory, from its ``config.json``."""
+    config = Path(path) / "config.json"
+    try:
+        model_type = json.loads(config.read_text()).get("model_type")
+    except (OSError, json.JSONDecodeError):
+        raise ValueError(f"{path} holds no readable config.json: not a reader model") from None
+    return "dpr" if model_type == "dpr" else "extractive"

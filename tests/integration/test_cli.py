@@ -1,0 +1,119 @@
+"""The ``searchain`` command as a user runs it: a real process, real files, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.tiny_models import make_dpr_reader
+
+
+def searchain(*args: str, env: dict | None = None, timeout: int = 900):
+    return subprocess.run(
+        [sys.executable, "-m", "searchain", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_index(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "demo-index"
+    done = searchain("index", "--demo", "--index", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "indexed 390 passages" in done.stderr
+    return path
+
+
+def one_line_error(done, *fragments: str) -> None:
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_bad_corpus_line_is_named_and_no_index_is_left(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"id": "a", "text": "fine"}\n{"id": "b"}\n')
+    done = searchain("index", str(corpus), "--index", str(tmp_path / "idx"))
+    one_line_error(done, "corpus.jsonl:2", '"text"')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]
+
+
+def test_existing_index_needs_overwrite(demo_index):
+    one_line_error(searchain("index", "--demo", "--index", str(demo_index)), "--overwrite")
+    assert searchain("index", "--demo", "--index", str(demo_index), "--overwrite").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--llm", "gpt9"], "unknown LLM spec 'gpt9'"),
+        (["--reader", "bert"], "unknown reader 'bert'"),
+        (["--task", "poetry"], "unknown task 'poetry'"),
+        (["--r-max", "0"], "r_max must be between 1 and 10"),
+    ],
+)
+def test_bad_options_get_one_line_errors(demo_index, args, fragment):
+    one_line_error(searchain("ask", "Who?", "--index", str(demo_index), *args), fragment)
+
+
+def test_missing_index_and_blank_question(tmp_path, demo_index):
+    one_line_error(
+        searchain("ask", "Who?", "--index", str(tmp_path / "none"), "--reader", "llm"),
+        "is not a searchain index",
+        "searchain index CORPUS.jsonl",
+    )
+    one_line_error(searchain("ask", "  ", "--index", str(demo_index)), "question is empty")
+
+
+def test_missing_reader_weights_offline(demo_index, local_llm_available):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    done = searchain(
+        "ask", "Who?", "--index", str(demo_index), "--reader", "dpr", "--llm", "local", env=env
+    )
+    one_line_error(done, "facebook/dpr-reader-multiset-base", "--reader llm")
+
+
+def test_ask_end_to_end_with_the_real_local_llm(demo_index, tmp_path, local_llm_available):
+    """Real SmolLM2, real BM25 over the demo corpus, a tiny random DPR reader; no accuracy claim."""
+    reader = make_dpr_reader(tmp_path / "dpr")
+    done = searchain(
+        "ask",
+        "Lorenzo Monaco was influenced by which Italian painter and architect?",
+        "--index",
+        str(demo_index),
+        "--llm",
+        "local",
+        "--reader",
+        f"dpr:{reader}",
+        "--r-max",
+        "2",
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert set(result) >= {"answer", "final_content", "references", "nodes", "rounds", "tree"}
+    assert 1 <= result["rounds"] <= 2
+    assert result["stop_reason"] in ("chain_passed", "max_rounds", "no_chain")
+    lines = (demo_index / "passages.jsonl").read_text(encoding="utf-8").splitlines()
+    corpus = {json.loads(line)["id"]: json.loads(line) for line in lines}
+    for ref in result["references"]:  # every citation resolves to a real passage
+        assert corpus[ref["id"]]["text"] == ref["text"]
+        assert f"[{ref['n']}]" in result["final_content"]
+    cited = {ref["n"] for ref in result["references"]}
+    steps = {node["step"]: node for node in result["nodes"] if node["step"] is not None}
+    assert cited <= set(steps)
+    for node in result["nodes"]:
+        assert node["query"]
+        assert node["source"] in ("llm", "corrected", "completed", None)
+        if node["passage_id"] is not None:
+            assert node["passage_id"] in corpus
+    assert "round 1" in done.stderr  # the progress display ran

@@ -1,0 +1,144 @@
+"""The embedded BM25 index, built and searched for real on disk."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from searchain.tools.bm25 import BM25Index, CorpusError, IndexLoadError, read_corpus
+
+CORPUS = [
+    {"id": "p1", "title": "Spirit If...", "text": "Spirit If... is the debut album of Kevin Drew."},
+    {"id": "p2", "title": "Kevin Drew", "text": "Kevin Drew was born in Toronto, Ontario."},
+    {
+        "id": "p3",
+        "title": "Toronto Coach Terminal",
+        "text": "Greyhound buses in Toronto leave from the Toronto Coach Terminal.",
+    },
+    {"id": "p4", "title": "Arthur's Magazine", "text": "Arthur's Magazine was started in 1844."},
+    {"id": "p5", "title": "First for Women", "text": "First for Women was started in 1989."},
+]
+
+
+def write_corpus(path: Path, rows: list) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def index(tmp_path) -> BM25Index:
+    corpus = write_corpus(tmp_path / "corpus.jsonl", CORPUS)
+    return BM25Index.build(read_corpus(corpus), tmp_path / "index")
+
+
+def test_search_ranks_title_and_text_matches(index):
+    hits = index.search("Where was Kevin Drew born?", k=3)
+    assert hits[0].id == "p2" and hits[0].title == "Kevin Drew"
+    assert hits[0].text == "Kevin Drew was born in Toronto, Ontario."
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(h.score > 0 for h in hits)
+    # The title alone is searched too: "Coach Terminal" only appears in p3.
+    assert index.search("coach terminal")[0].id == "p3"
+    assert index.search("started 1844")[0].id == "p4"
+
+
+def test_stemming_and_stop_words(index):
+    assert index.search("greyhound bus leaving")[0].id == "p3"  # buses / leave stemmed
+    assert index.search("the of and") == []  # nothing but stop words
+    assert index.search("zeppelin") == []  # no shared term: no passage rather than a random one
+
+
+def test_saved_index_loads_memory_mapped_with_identical_results(index, tmp_path):
+    again = BM25Index.load(tmp_path / "index", mmap=True)
+    assert len(again) == 5
+    for query in ("Kevin Drew", "magazine started", "Toronto buses"):
+        assert again.search(query, k=5) == index.search(query, k=5)
+    assert index.search_batch(["Kevin Drew", "1989"], k=1) == [
+        index.search("Kevin Drew"),
+        index.search("1989"),
+    ]
+
+
+def test_concurrent_searches_agree(index):
+    expected = {q: index.search(q, k=2) for q in ("Kevin Drew", "1989", "coach", "album")}
+    results, errors = [], []
+
+    def worker():
+        try:
+            for _ in range(25):
+                for q, want in expected.items():
+                    results.append(index.search(q, k=2) == want)
+        except Exception as exc:  # surfaces in the main thread below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 400 and all(results)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", r"corpus.jsonl:2: not valid JSON"),
+        ('["a list"]', r"corpus.jsonl:2: expected a JSON object"),
+        ('{"id": "x", "title": "t"}', r'corpus.jsonl:2: missing or empty "text"'),
+        ('{"id": "x", "text": "   "}', r'corpus.jsonl:2: missing or empty "text"'),
+        ('{"title": "t", "text": "no id"}', r'corpus.jsonl:2: missing "id"'),
+        ('{"id": "p1", "text": "again"}', r"corpus.jsonl:2: id 'p1' repeats an earlier line"),
+    ],
+)
+def test_bad_corpus_lines_name_the_line_and_leave_no_index(tmp_path, line, message):
+    corpus = write_corpus(tmp_path / "corpus.jsonl", [CORPUS[0], line, CORPUS[1]])
+    with pytest.raises(CorpusError, match=message):
+        BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]
+
+
+def test_existing_index_is_replaced_only_when_asked(index, tmp_path):
+    corpus = write_corpus(tmp_path / "small.jsonl", CORPUS[:2])
+    with pytest.raises(FileExistsError, match="pass --overwrite to replace it"):
+        BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    assert len(BM25Index.load(tmp_path / "index")) == 5  # untouched
+    rebuilt = BM25Index.build(read_corpus(corpus), tmp_path / "index", overwrite=True)
+    assert len(rebuilt) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl", "index", "small.jsonl"]
+
+
+def test_a_directory_that_is_not_an_index_is_never_overwritten(tmp_path):
+    precious = tmp_path / "notes"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("mine")
+    corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
+    with pytest.raises(FileExistsError, match="choose another --index directory"):
+        BM25Index.build(read_corpus(corpus), precious, overwrite=True)
+    assert (precious / "keep.txt").read_text() == "mine"
+
+
+def test_broken_bad_corpus_during_rebuild_keeps_the_old_index(index, tmp_path):
+    corpus = write_corpus(tmp_path / "bad.jsonl", [CORPUS[0], "{oops"])
+    with pytest.raises(CorpusError):
+        BM25Index.build(read_corpus(corpus), tmp_path / "index", overwrite=True)
+    assert BM25Index.load(tmp_path / "index").search("Kevin Drew born")[0].id == "p2"
+
+
+def test_missing_and_damaged_indexes_get_clear_errors(index, tmp_path):
+    with pytest.raises(
+        IndexLoadError, match=r"is not a searchain index.*`searchain index CORPUS.jsonl --index"
+    ):
+        BM25Index.load(tmp_path / "nowhere")
+    (tmp_path / "index" / "offsets.npy").unlink()
+    with pytest.raises(IndexLoadError, match="damaged searchain index"):
+        BM25Index.load(tmp_path / "index")
+
+
+def test_empty_corpus_is_an_error(tmp_path):
+    corpus = write_corpus(tmp_path / "empty.jsonl", ["", "  "])
+    with pytest.raises(CorpusError, match="no passages"):
+        BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    assert not (tmp_path / "index").exists()

@@ -1,0 +1,131 @@
+"""Readers through their real loading and span-extraction code, on tiny random models."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+pytest.importorskip("torch", reason="reader models need the 'models' extra (torch, transformers)")
+
+from searchain.tools.base import Passage
+from searchain.tools.readers import DPRReaderModel, ExtractiveReader, LLMReader
+from searchain.tools.resolve import resolve_reader
+from tests.conftest import ScriptedChatModel
+from tests.tiny_models import make_dpr_reader, make_extractive_reader
+
+PASSAGES = [
+    Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto, Ontario."),
+    Passage("p1", "Spirit If...", "Spirit If... is the debut album of Kevin Drew."),
+]
+
+
+@pytest.fixture(scope="module")
+def dpr_dir(tmp_path_factory):
+    return make_dpr_reader(tmp_path_factory.mktemp("dpr"))
+
+
+@pytest.fixture(scope="module")
+def extractive_dir(tmp_path_factory):
+    return make_extractive_reader(tmp_path_factory.mktemp("extractive"))
+
+
+def test_dpr_reader_reads_each_passage_with_relevance_logit(dpr_dir):
+    reader = resolve_reader(f"dpr:{dpr_dir}")
+    assert isinstance(reader, DPRReaderModel) and reader.threshold == 1.5
+    answers = reader.read("Where was Kevin Drew born?", PASSAGES)
+    assert len(answers) == 2
+    for answer, passage in zip(answers, PASSAGES, strict=True):
+        assert answer.answer and answer.answer in passage.text  # a span, in the passage's case
+        assert math.isfinite(answer.confidence)
+    assert reader.read("anything", []) == []
+
+
+def test_dpr_reader_scores_are_deterministic_and_batch_independent(dpr_dir):
+    reader = DPRReaderModel(str(dpr_dir))
+    together = reader.read("Where was Kevin Drew born?", PASSAGES)
+    alone = [reader.read("Where was Kevin Drew born?", [p])[0] for p in PASSAGES]
+    assert [a.answer for a in together] == [a.answer for a in alone]
+    assert [a.confidence for a in together] == pytest.approx(
+        [a.confidence for a in alone], abs=1e-4
+    )
+
+
+def test_long_passages_are_truncated_not_fatal(dpr_dir, extractive_dir):
+    long = Passage("x", "Kevin Drew", " ".join(["kevin drew was born in toronto"] * 300))
+    for spec in (str(dpr_dir), str(extractive_dir)):
+        [answer] = resolve_reader(spec).read("Where was Kevin Drew born?", [long])
+        assert answer.answer.lower() in long.text.lower()
+
+
+def test_model_directory_is_recognised_by_its_config(dpr_dir, extractive_dir):
+    assert isinstance(resolve_reader(str(dpr_dir)), DPRReaderModel)
+    assert isinstance(resolve_reader(str(extractive_dir)), ExtractiveReader)
+
+
+def test_extractive_reader_cuts_exact_spans_with_probability_confidence(extractive_dir):
+    reader = resolve_reader(f"extractive:{extractive_dir}")
+    assert reader.threshold == 0.5
+    answers = reader.read("Where was Kevin Drew born?", PASSAGES)
+    for answer, passage in zip(answers, PASSAGES, strict=True):
+        assert answer.answer in passage.text
+        assert 0.0 <= answer.confidence <= 1.0
+
+
+def test_models_load_once_and_are_shared(dpr_dir):
+    first = DPRReaderModel(str(dpr_dir)).load()
+    second = DPRReaderModel(str(dpr_dir)).load()
+    assert first[1] is second[1]  # the same weights object, not a second copy
+    assert resolve_reader(f"dpr:{dpr_dir}") is resolve_reader(f"dpr:{dpr_dir}")
+
+
+def test_missing_model_says_how_to_fix_it(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match=r"could not be loaded: download it .* --reader llm"):
+        DPRReaderModel(str(tmp_path / "absent")).load()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="'facebook/dpr-reader-multiset-base' could not be"):
+        DPRReaderModel().load()
+    assert time.monotonic() - started < 30  # offline: no network retries
+
+
+def test_not_a_model_directory(tmp_path):
+    (tmp_path / "config.json").write_text("{broken")
+    with pytest.raises(ValueError, match=r"no readable config\.json"):
+        resolve_reader(str(tmp_path))
+
+
+def test_unknown_reader_spec():
+    with pytest.raises(ValueError, match="unknown reader 'bert': use dpr, extractive, llm"):
+        resolve_reader("bert")
+
+
+def test_llm_reader_takes_spans_from_the_passage():
+    llm = ScriptedChatModel(
+        replies=["Answer: Toronto\nConfidence: 0.9", "Answer: Paris\nConfidence: 0.95"]
+    )
+    reader = resolve_reader("llm", llm)
+    assert isinstance(reader, LLMReader)
+    answers = reader.read("Where was Kevin Drew born?", PASSAGES)
+    assert (answers[0].answer, answers[0].confidence) == ("Toronto", 0.9)
+    assert (answers[1].answer, answers[1].confidence) == ("Paris", 0.0)  # not in the passage
+    prompt = llm.calls[0][0].text
+    assert (
+        "<reference>\nKevin Drew: Kevin Drew was born in Toronto, Ontario.\n</reference>" in prompt
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Answer: none\nConfidence: 0.9", ("", 0.0)),
+        ("answer: toronto.\nconfidence: 7", ("toronto", 1.0)),
+        ('Answer: "Kevin Drew"', ("Kevin Drew", 0.5)),
+        ("Toronto", ("Toronto", 0.5)),
+        ("", ("", 0.0)),
+    ],
+)
+def test_llm_reader_reply_parsing(reply, expected):
+    answer = LLMReader.parse(reply, "Kevin Drew was born in Toronto, Ontario.")
+    assert (answer.answer, answer.confidence) == expected

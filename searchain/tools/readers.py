@@ -227,7 +227,9 @@ class LLMReader:
             for p in passages
         ]
         replies = self.llm.batch(prompts) if prompts else []
-        return [self.parse(r.text, p.text) for r, p in zip(replies, passages, strict=True)]
+        return [
+            self.parse(r.text, p.as_reference()) for r, p in zip(replies, passages, strict=True)
+        ]
 
     @staticmethod
     def parse(reply: str, passage_text: str) -> ReaderAnswer:

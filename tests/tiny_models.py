@@ -52,7 +52,7 @@ WORDS = [
 def _vocab() -> dict[str, int]:
     tokens = SPECIAL + WORDS + list("abcdefghijklmnopqrstuvwxyz0123456789.,?'")
     tokens += [f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz0123456789"]
-    return {token: i for i, token in enumerate(tokens)}
+    return {token: i for i, token in enumerate(dict.fromkeys(tokens))}  # ids stay dense
 
 
 def _bert_kwargs(size: str) -> dict:

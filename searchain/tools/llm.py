@@ -169,3 +169,6 @@ def _init_provider_model(spec: str) -> BaseChatModel:
         raise ValueError(
             f"LLM {spec!r} needs its LangChain integration: pip install langchain-{provider}"
         ) from exc
+    except ValueError as exc:  # LangChain's message spans paragraphs; keep its first two
+        reason = " ".join(" ".join(str(exc).split("\n\n")[:2]).split())
+        raise ValueError(f"cannot build LLM {spec!r}: {reason}") from None

@@ -90,25 +90,41 @@ def as_in_text(span: str, text: str) -> str:
     return found.group(0) if found else span.strip()
 
 
-class DPRReaderModel:
-    """The DPR reader (Karpukhin et al. 2020) as SearChain uses it."""
+class _TransformersReader:
+    """A reader backed by a transformers tokenizer and model, loaded once per process."""
 
-    threshold = 1.5
+    threshold: float
+    """Default θ on this reader's confidence scale."""
+    default_model: str
+    """Model used when no name or path is given."""
 
-    def __init__(self, name_or_path: str = DEFAULT_DPR, *, max_length: int = 350) -> None:
-        self.name_or_path = name_or_path
+    def __init__(self, name_or_path: str | None = None, *, max_length: int = 384) -> None:
+        self.name_or_path = name_or_path or self.default_model
         self.max_length = max_length
 
     def load(self) -> tuple[Any, Any]:
         """Load (once per process) and return ``(tokenizer, model)``."""
-        return load_once(("dpr", self.name_or_path), self._build)
+        return load_once((type(self).__name__, self.name_or_path), self._build)
 
     def _build(self) -> tuple[Any, Any]:
+        tokenizer_class, model_class = self._classes()
+        tokenizer = load_pretrained(tokenizer_class, self.name_or_path)
+        return tokenizer, load_pretrained(model_class, self.name_or_path).eval()
+
+    def _classes(self) -> tuple[Any, Any]:
+        raise NotImplementedError
+
+
+class DPRReaderModel(_TransformersReader):
+    """The DPR reader (Karpukhin et al. 2020) as SearChain uses it."""
+
+    threshold = 1.5
+    default_model = DEFAULT_DPR
+
+    def _classes(self) -> tuple[Any, Any]:
         from transformers import DPRReader, DPRReaderTokenizerFast
 
-        tokenizer = load_pretrained(DPRReaderTokenizerFast, self.name_or_path)
-        model = load_pretrained(DPRReader, self.name_or_path)
-        return tokenizer, model.eval()
+        return DPRReaderTokenizerFast, DPRReader
 
     def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
         """Read all ``passages`` in one batch."""
@@ -149,25 +165,16 @@ class DPRReaderModel:
         return answers
 
 
-class ExtractiveReader:
+class ExtractiveReader(_TransformersReader):
     """Any extractive QA model (``AutoModelForQuestionAnswering``)."""
 
     threshold = 0.5
+    default_model = DEFAULT_EXTRACTIVE
 
-    def __init__(self, name_or_path: str = DEFAULT_EXTRACTIVE, *, max_length: int = 384) -> None:
-        self.name_or_path = name_or_path
-        self.max_length = max_length
-
-    def load(self) -> tuple[Any, Any]:
-        """Load (once per process) and return ``(tokenizer, model)``."""
-        return load_once(("extractive", self.name_or_path), self._build)
-
-    def _build(self) -> tuple[Any, Any]:
+    def _classes(self) -> tuple[Any, Any]:
         from transformers import AutoModelForQuestionAnswering, AutoTokenizer
 
-        tokenizer = load_pretrained(AutoTokenizer, self.name_or_path)
-        model = load_pretrained(AutoModelForQuestionAnswering, self.name_or_path)
-        return tokenizer, model.eval()
+        return AutoTokenizer, AutoModelForQuestionAnswering
 
     def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
         """Read all ``passages`` in one batch; spans are cut from the text by character offsets."""

@@ -78,9 +78,9 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
     if name not in ("dpr", "extractive") and Path(spec).is_dir():
         name, arg = reader_kind(spec), spec
     if name == "dpr":
-        return load_once(("reader", spec), lambda: DPRReaderModel(*([arg] if arg else [])))
+        return load_once(("reader", spec), lambda: DPRReaderModel(arg or None))
     if name == "extractive":
-        return load_once(("reader", spec), lambda: ExtractiveReader(*([arg] if arg else [])))
+        return load_once(("reader", spec), lambda: ExtractiveReader(arg or None))
     raise ValueError(
         f"unknown reader {spec!r}: use dpr, extractive, llm, dpr:DIR, extractive:DIR or a model "
         "directory"

@@ -48,7 +48,19 @@ def demo_corpus() -> Path:
     return Path(__file__).parent / "data" / "demo_corpus.jsonl"
 
 
-IndexOption = Annotated[Path, typer.Option("--index", help="Index directory.")]
+IndexOption = Annotated[Path, typer.Option("--index", help="Embedded index directory.")]
+BackendOption = Annotated[str, typer.Option(help="embedded (bm25s, no server) or elasticsearch.")]
+EsUrlOption = Annotated[
+    str, typer.Option("--es-url", help="Elasticsearch URL (default: ES_URL, then localhost:9200).")
+]
+EsIndexOption = Annotated[str, typer.Option("--es-index", help="Elasticsearch index name.")]
+BACKENDS = ("embedded", "elasticsearch")
+
+
+def check_backend(backend: str) -> None:
+    """Reject an unknown --backend in one line."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}: use embedded or elasticsearch")
 
 
 @app.command()
@@ -60,32 +72,58 @@ def index(
     index: IndexOption = Path("searchain-index"),
     demo: Annotated[bool, typer.Option(help="Index the bundled demo corpus.")] = False,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing index.")] = False,
-    k1: Annotated[float, typer.Option(help="BM25 k1.")] = 1.5,
+    backend: BackendOption = "embedded",
+    es_url: EsUrlOption = "",
+    es_index: EsIndexOption = "searchain",
+    k1: Annotated[
+        float | None, typer.Option(help="BM25 k1 (default: 1.5 embedded, 1.2 Elasticsearch).")
+    ] = None,
     b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,
+    tokenizer: Annotated[
+        str, typer.Option(help="Embedded: stem (stop words, stemming) or standard (as ES).")
+    ] = "stem",
+    analyzer: Annotated[str, typer.Option(help="Elasticsearch: standard or english.")] = "standard",
 ) -> None:
     """Build a BM25 index from a JSON-lines corpus (title and text are both searched)."""
     import time
 
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
     from searchain.tools.bm25 import BM25Index, read_corpus
 
+    check_backend(backend)
     if (corpus is None) == (not demo):
         raise ValueError("give a CORPUS file or --demo (not both)")
     source = demo_corpus() if demo else corpus
-    assert source is not None
-    if not source.is_file():
+    if source is None or not source.is_file():
         raise ValueError(f"corpus {source} does not exist")
+    with source.open(encoding="utf-8") as lines:
+        total = sum(1 for line in lines if line.strip())
     started = time.perf_counter()
-    with err.status("indexing…") as status:
-        built = BM25Index.build(
-            read_corpus(source),
-            index,
-            k1=k1,
-            b=b,
-            overwrite=overwrite,
-            progress=lambda n: status.update(f"indexing… {n:,} passages"),
-        )
+    columns = ("indexing", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("indexing", total=total)
+
+        def progress(done: int) -> None:
+            bar.update(task, completed=done)
+
+        if backend == "embedded":
+            built = BM25Index.build(
+                read_corpus(source), index, k1=1.5 if k1 is None else k1, b=b,
+                tokenizer=tokenizer, overwrite=overwrite, progress=progress,
+            )
+            count, where = len(built), str(index)
+        else:
+            from searchain.tools.elastic import ElasticRetriever, ElasticSettings
+
+            retriever = ElasticRetriever(ElasticSettings(url=es_url, index=es_index))
+            count = retriever.build(
+                read_corpus(source), k1=1.2 if k1 is None else k1, b=b, analyzer=analyzer,
+                overwrite=overwrite, progress=progress,
+            )
+            where = f"Elasticsearch index {es_index} at {retriever.url}"
     seconds = time.perf_counter() - started
-    err.print(f"indexed {len(built):,} passages into {index} in {seconds:.1f} s")
+    err.print(f"indexed {count:,} passages into {where} in {seconds:.1f} s")
 
 
 @app.command()
@@ -93,6 +131,9 @@ def index(
 def ask(
     question: Annotated[str, typer.Argument(help="The question (or claim, for factcheck).")],
     index: IndexOption = Path("searchain-index"),
+    backend: BackendOption = "embedded",
+    es_url: EsUrlOption = "",
+    es_index: EsIndexOption = "searchain",
     llm: Annotated[
         str, typer.Option(help="auto, local, or provider:model (e.g. openai:gpt-4o-mini).")
     ] = "auto",
@@ -113,12 +154,15 @@ def ask(
     from searchain.tools.llm import resolve_llm
     from searchain.tools.resolve import resolve_reader, resolve_retriever
 
+    check_backend(backend)
     if not question.strip():
         raise ValueError("the question is empty: pass a non-blank question")
     context = Context(
         llm=llm,
-        retriever="bm25",
+        retriever="bm25" if backend == "embedded" else "elasticsearch",
         index=str(index),
+        es_url=es_url,
+        es_index=es_index,
         reader=reader,
         task=task,
         r_max=r_max,
@@ -126,7 +170,11 @@ def ask(
     )
     # Fail before the first LLM call if any component cannot be had.
     resolve_llm(context.llm)
-    resolve_retriever(context.retriever, context.index)
+    retriever = resolve_retriever(
+        context.retriever, context.index, es_url=context.es_url, es_index=context.es_index
+    )
+    if hasattr(retriever, "count"):
+        retriever.count()  # Elasticsearch: reachable, and the index exists
     loaded = resolve_reader(context.reader, context.llm)
     if hasattr(loaded, "load"):
         loaded.load()

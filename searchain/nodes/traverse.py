@@ -27,7 +27,10 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {"cursor": cursor}
     ctx = context_of(runtime)
     node = state.nodes[chain[cursor]]
-    passages = resolve_retriever(ctx.retriever, ctx.index).search(node.query, k=1)
+    retriever = resolve_retriever(
+        ctx.retriever, ctx.index, es_url=ctx.es_url, es_index=ctx.es_index
+    )
+    passages = retriever.search(node.query, k=1)
     if not passages:
         emit(runtime, "node_retrieved", node=node.id, query=node.query, passage=None)
         return {"cursor": cursor}

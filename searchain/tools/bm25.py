@@ -26,6 +26,9 @@ from searchain.tools.base import Passage
 MANIFEST = "searchain-index.json"
 FORMAT = 1
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# Close to Lucene's StandardTokenizer (Unicode word breaks): "arthur's", "u.s", "1,000" stay whole.
+_STANDARD_TOKEN = re.compile(r"\w+(?:(?:[.'`’]|(?<=\d)[,.](?=\d))\w+)*")
+TOKENIZERS = ("stem", "standard")
 
 
 class CorpusError(ValueError):
@@ -67,15 +70,20 @@ def read_corpus(path: str | Path) -> Iterator[Passage]:
 
 
 class Tokenizer:
-    """Lower-case word tokens, English stop words removed, Snowball-stemmed.
+    """Turns text into index terms; the same one builds the index and reads its queries.
 
-    The same tokenizer builds the index and reads queries, so the two always agree. Stems are
+    ``stem`` (default): lower-case words of two or more characters, English stop words removed,
+    Snowball-stemmed — better recall. ``standard``: lower-case words as Elasticsearch's
+    ``standard`` analyzer cuts them, nothing removed or stemmed — for parity with it. Stems are
     cached per word; PyStemmer objects are not thread-safe, hence one per thread.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "stem") -> None:
         from bm25s.stopwords import STOPWORDS_EN
 
+        if kind not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {kind!r}: use stem or standard")
+        self.kind = kind
         self._stopwords = frozenset(STOPWORDS_EN)
         self._local = threading.local()
         self.stem = lru_cache(maxsize=1 << 20)(self._stem)
@@ -90,6 +98,8 @@ class Tokenizer:
 
     def __call__(self, text: str) -> list[str]:
         """Tokens of ``text``."""
+        if self.kind == "standard":
+            return _STANDARD_TOKEN.findall(text.lower())
         stop = self._stopwords
         return [self.stem(w) for w in _TOKEN.findall(text.lower()) if w not in stop]
 
@@ -104,7 +114,7 @@ class BM25Index:
         self.manifest = manifest
         self._model = model
         self._offsets = offsets
-        self._tokenize = Tokenizer()
+        self._tokenize = Tokenizer(manifest["tokenizer"])
         self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
 
     def __len__(self) -> int:
@@ -180,11 +190,13 @@ class BM25Index:
         *,
         k1: float = 1.5,
         b: float = 0.75,
+        tokenizer: str = "stem",
         overwrite: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> BM25Index:
         """Index ``passages`` (title and text) into ``path`` and return the loaded index.
 
+        ``tokenizer`` is ``stem`` or ``standard`` (see :class:`Tokenizer`).
         The index is written to a temporary directory beside ``path`` and moved into place only
         once complete; an existing index is replaced only with ``overwrite``. ``progress`` is
         called with the number of passages read so far.
@@ -192,6 +204,7 @@ class BM25Index:
         import bm25s
 
         path = Path(path)
+        Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
         if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
             hint = (
                 "pass --overwrite to replace it"
@@ -202,7 +215,7 @@ class BM25Index:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
         try:
-            tokenize = Tokenizer()
+            tokenize = Tokenizer(tokenizer)
             corpus_tokens: list[list[str]] = []
             offsets = [0]
             with (tmp / "passages.jsonl").open("wb") as out:
@@ -230,7 +243,7 @@ class BM25Index:
                 "passages": len(corpus_tokens),
                 "k1": k1,
                 "b": b,
-                "tokenizer": "bm25s-word+en-stopwords+snowball-english",
+                "tokenizer": tokenizer,
             }
             (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
             if progress:

@@ -44,11 +44,18 @@ class LangChainRetriever:
         return passages
 
 
-def resolve_retriever(spec: str | Retriever | BaseRetriever, index: str = "") -> Retriever:
+def resolve_retriever(
+    spec: str | Retriever | BaseRetriever,
+    index: str = "",
+    *,
+    es_url: str = "",
+    es_index: str = "searchain",
+) -> Retriever:
     """Return the retriever for ``spec``.
 
-    ``bm25`` opens the embedded index at ``index`` (``bm25:DIR`` names the directory itself); a
-    LangChain ``BaseRetriever`` is adapted; any object with ``search(query, k)`` is used as is.
+    ``bm25`` opens the embedded index at ``index`` (``bm25:DIR`` names the directory itself);
+    ``elasticsearch`` searches ``es_index`` at ``es_url``; a LangChain ``BaseRetriever`` is
+    adapted; any object with ``search(query, k)`` is used as is.
     """
     if isinstance(spec, BaseRetriever):
         return LangChainRetriever(spec)
@@ -60,7 +67,14 @@ def resolve_retriever(spec: str | Retriever | BaseRetriever, index: str = "") ->
 
         path = Path(arg or index).resolve()
         return load_once(("bm25", str(path)), lambda: BM25Index.load(path))
-    raise ValueError(f"unknown retriever {spec!r}: use bm25, bm25:DIR or pass a retriever object")
+    if name == "elasticsearch":
+        from searchain.tools.elastic import ElasticRetriever, ElasticSettings
+
+        settings = ElasticSettings(url=es_url, index=arg or es_index)
+        return load_once(("elasticsearch", settings), lambda: ElasticRetriever(settings))
+    raise ValueError(
+        f"unknown retriever {spec!r}: use bm25, bm25:DIR, elasticsearch or a retriever object"
+    )
 
 
 def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Reader:

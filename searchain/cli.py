@@ -109,8 +109,13 @@ def index(
 
         if backend == "embedded":
             built = BM25Index.build(
-                read_corpus(source), index, k1=1.5 if k1 is None else k1, b=b,
-                tokenizer=tokenizer, overwrite=overwrite, progress=progress,
+                read_corpus(source),
+                index,
+                k1=1.5 if k1 is None else k1,
+                b=b,
+                tokenizer=tokenizer,
+                overwrite=overwrite,
+                progress=progress,
             )
             count, where = len(built), str(index)
         else:
@@ -118,8 +123,12 @@ def index(
 
             retriever = ElasticRetriever(ElasticSettings(url=es_url, index=es_index))
             count = retriever.build(
-                read_corpus(source), k1=1.2 if k1 is None else k1, b=b, analyzer=analyzer,
-                overwrite=overwrite, progress=progress,
+                read_corpus(source),
+                k1=1.2 if k1 is None else k1,
+                b=b,
+                analyzer=analyzer,
+                overwrite=overwrite,
+                progress=progress,
             )
             where = f"Elasticsearch index {es_index} at {retriever.url}"
     seconds = time.perf_counter() - started

@@ -148,8 +148,12 @@ class ElasticRetriever:
             lambda: self.client.search(index=self.settings.index, query=body, size=k),
         )
         return [
-            Passage(hit["_id"], hit["_source"].get("title", ""), hit["_source"]["text"],
-                    float(hit["_score"]))
+            Passage(
+                hit["_id"],
+                hit["_source"].get("title", ""),
+                hit["_source"]["text"],
+                float(hit["_score"]),
+            )
             for hit in response["hits"]["hits"]
         ]
 
@@ -200,8 +204,12 @@ class ElasticRetriever:
         try:
             actions = self._actions(physical, passages)
             for ok, item in helpers.streaming_bulk(
-                self.client, actions, chunk_size=chunk_size, max_retries=self.settings.retries,
-                initial_backoff=1, raise_on_error=False,
+                self.client,
+                actions,
+                chunk_size=chunk_size,
+                max_retries=self.settings.retries,
+                initial_backoff=1,
+                raise_on_error=False,
             ):
                 if not ok:
                     raise ElasticsearchError(f"Elasticsearch rejected a passage: {item}")

@@ -13,13 +13,13 @@ import pytest
 
 pytest.importorskip("elasticsearch", reason="needs the 'elasticsearch' extra")
 
-from searchain.context import Context  # noqa: E402
-from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records  # noqa: E402
-from searchain.graph.searchain import build_graph  # noqa: E402
-from searchain.tools.base import Passage  # noqa: E402
-from searchain.tools.bm25 import BM25Index  # noqa: E402
-from searchain.tools.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings  # noqa: E402
-from tests.conftest import ScriptedChatModel, TableReader  # noqa: E402
+from searchain.context import Context
+from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
+from searchain.graph.searchain import build_graph
+from searchain.tools.base import Passage
+from searchain.tools.bm25 import BM25Index
+from searchain.tools.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings
+from tests.conftest import ScriptedChatModel, TableReader
 
 
 def retriever(url: str, index: str) -> ElasticRetriever:
@@ -65,14 +65,14 @@ def test_reindexing_the_same_corpus_is_idempotent(pooled):
 def test_existing_index_needs_overwrite_and_failed_builds_keep_the_old_one(es_url):
     es = retriever(es_url, "guarded")
     es.build([Passage("a", "A", "alpha text"), Passage("b", "B", "beta text")], overwrite=True)
-    with pytest.raises(ElasticsearchError, match="already exists .* pass --overwrite"):
+    with pytest.raises(ElasticsearchError, match=r"already exists .* pass --overwrite"):
         es.build([Passage("c", "C", "gamma")])
 
     def broken():
         yield Passage("c", "C", "gamma text")
         raise ValueError("corpus.jsonl:2: not valid JSON")
 
-    with pytest.raises(ValueError, match="corpus.jsonl:2"):
+    with pytest.raises(ValueError, match=r"corpus\.jsonl:2"):
         es.build(broken(), overwrite=True)
     assert es.count() == 2 and es.search("beta")[0].id == "b"
     assert len(physical_indices(es)) == 1  # the half-built index was deleted
@@ -157,8 +157,8 @@ def test_parity_with_the_embedded_backend(pooled):
         f"{agree / len(queries):.3f}"
     )
     print(
-        "gold hit rate (MuSiQue hops, HotpotQA questions): embedded %.3f %.3f, "
-        "Elasticsearch %.3f %.3f" % (*hit_rates(emb), *hit_rates(ela))
+        "gold hit rate (MuSiQue hops, HotpotQA questions): embedded {:.3f} {:.3f}, "
+        "Elasticsearch {:.3f} {:.3f}".format(*hit_rates(emb), *hit_rates(ela))
     )
     assert agree / len(queries) >= 0.9  # measured 0.967
 

@@ -142,3 +142,28 @@ def test_empty_corpus_is_an_error(tmp_path):
     with pytest.raises(CorpusError, match="no passages"):
         BM25Index.build(read_corpus(corpus), tmp_path / "index")
     assert not (tmp_path / "index").exists()
+
+
+def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
+    """The chunked NumPy builder reproduces bm25s's Lucene BM25 scores exactly."""
+    import bm25s
+    import numpy as np
+
+    from searchain.tools.bm25 import ScoreMatrixBuilder, Tokenizer
+
+    texts = [f"{r['title']} {r['text']}" for r in CORPUS] * 3 + ["", "kevin kevin kevin drew"]
+    tokenize = Tokenizer()
+    builder = ScoreMatrixBuilder()
+    builder.CHUNK = 4  # several chunks, one partial
+    for text in texts:
+        builder.add(tokenize(text))
+    ours = builder.scores(k1=1.2, b=0.75)
+    reference = bm25s.BM25(k1=1.2, b=0.75, method="lucene", idf_method="lucene")
+    reference.index([tokenize(t) for t in texts], show_progress=False, create_empty_token=False)
+    assert ours["num_docs"] == len(texts)
+    for term, column in builder.vocab.items():
+        theirs = reference.vocab_dict[term]
+        a, b = ours["indptr"][column], ours["indptr"][column + 1]
+        c, d = reference.scores["indptr"][theirs], reference.scores["indptr"][theirs + 1]
+        assert list(ours["indices"][a:b]) == list(reference.scores["indices"][c:d])
+        np.testing.assert_allclose(ours["data"][a:b], reference.scores["data"][c:d], rtol=1e-5)

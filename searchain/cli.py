@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -135,6 +136,9 @@ def index(
     err.print(f"indexed {count:,} passages into {where} in {seconds:.1f} s")
 
 
+DbOption = Annotated[Path, typer.Option("--db", help="SQLite file of threads and checkpoints.")]
+
+
 @app.command()
 @friendly_errors
 def ask(
@@ -144,7 +148,8 @@ def ask(
     es_url: EsUrlOption = "",
     es_index: EsIndexOption = "searchain",
     llm: Annotated[
-        str, typer.Option(help="auto, local, or provider:model (e.g. openai:gpt-4o-mini).")
+        str,
+        typer.Option(help="auto, local, provider:model (e.g. openai:gpt-4o-mini), scripted:FILE."),
     ] = "auto",
     reader: Annotated[
         str, typer.Option(help="dpr, extractive, llm, dpr:DIR, extractive:DIR.")
@@ -154,30 +159,130 @@ def ask(
     theta: Annotated[
         float | None, typer.Option(help="Reader confidence threshold (default: the reader's).")
     ] = None,
+    approve_corrections: Annotated[
+        bool, typer.Option(help="Pause for a human before each IR correction.")
+    ] = False,
+    db: DbOption = Path(".searchain/threads.sqlite"),
+    thread: Annotated[
+        str | None, typer.Option(help="Continue this thread (follow-up question).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Answer QUESTION with SearChain and show the cited passages and the reasoning tree."""
-    from searchain.context import Context
-    from searchain.graph.searchain import build_graph
-    from searchain.output import result_to_json
-    from searchain.tools.llm import resolve_llm
-    from searchain.tools.resolve import resolve_reader, resolve_retriever
+    import uuid
 
     check_backend(backend)
     if not question.strip():
         raise ValueError("the question is empty: pass a non-blank question")
-    context = Context(
-        llm=llm,
-        retriever="bm25" if backend == "embedded" else "elasticsearch",
-        index=str(index),
-        es_url=es_url,
-        es_index=es_index,
-        reader=reader,
-        task=task,
-        r_max=r_max,
-        theta=theta,
+    options = {
+        "backend": backend,
+        "index": str(index.resolve()),
+        "es_url": es_url,
+        "es_index": es_index,
+        "llm": llm,
+        "reader": reader,
+        "task": task,
+        "r_max": r_max,
+        "theta": theta,
+        "approve_corrections": approve_corrections,
+    }
+    context = context_from(options)
+    store, graph = open_threads(db)
+    config = {"configurable": {"thread_id": thread or uuid.uuid4().hex[:12]}}
+    if thread is not None and store.exists(thread):
+        store.options(thread)  # a thread of this state version, or one clear error
+        if graph.get_state(config).next:
+            raise ValueError(
+                f"thread {thread!r} has an unfinished run: `searchain resume {thread}` first"
+            )
+    preload(context)
+    store.record(config["configurable"]["thread_id"], options, question)
+    run(graph, {"question": question, "task": task}, config, context, as_json)
+
+
+@app.command()
+@friendly_errors
+def resume(
+    thread: Annotated[str, typer.Argument(help="The thread id `searchain ask` printed.")],
+    db: DbOption = Path(".searchain/threads.sqlite"),
+    approve: Annotated[bool, typer.Option(help="Approve the pending correction.")] = False,
+    reject: Annotated[bool, typer.Option(help="Reject the pending correction.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Continue an interrupted run (Ctrl-C, a crash, or a correction waiting for approval)."""
+    from langgraph.types import Command
+
+    store, graph = open_threads(db)
+    context = context_from(store.options(thread))
+    config = {"configurable": {"thread_id": thread}}
+    state = graph.get_state(config)
+    if not state.next:
+        raise ValueError(
+            f"thread {thread!r} already finished: ask a follow-up with "
+            f"`searchain ask QUESTION --thread {thread}`"
+        )
+    payload: Any = None
+    if state.interrupts:
+        if approve == reject:
+            raise ValueError("a correction is waiting: pass --approve or --reject")
+        payload = Command(resume="approve" if approve else "reject")
+    elif approve or reject:
+        raise ValueError(f"thread {thread!r} has no correction waiting for approval")
+    preload(context)
+    run(graph, payload, config, context, as_json)
+
+
+@app.command()
+@friendly_errors
+def threads(db: DbOption = Path(".searchain/threads.sqlite")) -> None:
+    """List the threads in --db with their status and latest question."""
+    import datetime
+
+    store, graph = open_threads(db)
+    for thread_id, created, question in store.threads():
+        state = graph.get_state({"configurable": {"thread_id": thread_id}})
+        if state.interrupts:
+            status = "waiting for approval"
+        elif state.next:
+            status = "interrupted"
+        else:
+            status = "finished" if state.values else "not started"
+        when = datetime.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M")
+        out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}")
+
+
+def context_from(options: dict[str, Any]) -> Any:
+    """The run's Context from the options a thread was started with."""
+    from searchain.context import Context
+
+    return Context(
+        llm=options["llm"],
+        retriever="bm25" if options["backend"] == "embedded" else "elasticsearch",
+        index=options["index"],
+        es_url=options["es_url"],
+        es_index=options["es_index"],
+        reader=options["reader"],
+        task=options["task"],
+        r_max=options["r_max"],
+        theta=options["theta"],
+        approve_corrections=options["approve_corrections"],
     )
-    # Fail before the first LLM call if any component cannot be had.
+
+
+def open_threads(db: Path) -> tuple[Any, Any]:
+    """The thread store at ``db`` and the graph checkpointing into it."""
+    from searchain.graph.searchain import build_graph
+    from searchain.threads import ThreadStore
+
+    store = ThreadStore(db)
+    return store, build_graph(checkpointer=store.checkpointer())
+
+
+def preload(context: Any) -> None:
+    """Build every component now, so a missing one fails before the first LLM call."""
+    from searchain.tools.llm import resolve_llm
+    from searchain.tools.resolve import resolve_reader, resolve_retriever
+
     resolve_llm(context.llm)
     retriever = resolve_retriever(
         context.retriever, context.index, es_url=context.es_url, es_index=context.es_index
@@ -187,16 +292,41 @@ def ask(
     loaded = resolve_reader(context.reader, context.llm)
     if hasattr(loaded, "load"):
         loaded.load()
-    result: dict[str, Any] = {}
-    for mode, chunk in build_graph().stream(
-        {"question": question, "task": task}, context=context, stream_mode=["custom", "values"]
-    ):
-        if mode == "custom":
-            show_progress(chunk)
-        else:
-            result = chunk
+
+
+def run(graph: Any, payload: Any, config: dict[str, Any], context: Any, as_json: bool) -> None:
+    """Stream one run, checkpointing every step; show the result or what it waits for."""
+    from searchain.output import result_to_json
+
+    thread = config["configurable"]["thread_id"]
+    err.print(f"[dim]thread {thread}[/dim]")
+    try:
+        for mode, chunk in graph.stream(
+            payload, config, context=context, stream_mode=["custom"], durability="sync"
+        ):
+            if mode == "custom":
+                show_progress(chunk)
+    except KeyboardInterrupt:
+        err.print(f"interrupted: continue with `searchain resume {thread}`")
+        raise typer.Exit(130) from None
+    state = graph.get_state(config)
+    if state.interrupts:
+        pending = state.interrupts[0].value
+        if as_json:
+            sys.stdout.write(json.dumps({"thread": thread, "waiting_for": pending}) + "\n")
+            return
+        err.print(
+            f"[yellow]correction waiting for approval[/yellow] on {escape(pending['query'])}: "
+            f"LLM {pending['llm_answer']!r} → reader {pending['reader_answer']!r} "
+            f"(confidence {pending['confidence']:.2f}, passage {pending['passage']['id']})\n"
+            f"approve or reject with `searchain resume {thread} --approve` / `--reject`"
+        )
+        return
+    result = state.values
     if as_json:
-        sys.stdout.write(json.dumps(result_to_json(result), ensure_ascii=False) + "\n")
+        sys.stdout.write(
+            json.dumps({"thread": thread, **result_to_json(result)}, ensure_ascii=False) + "\n"
+        )
     else:
         show_result(result)
 
@@ -221,6 +351,10 @@ def show_progress(event: dict[str, Any]) -> None:
         err.print(f"  [yellow]corrected[/yellow] {event['llm']!r} → {event['ir']!r}")
     elif kind == "node_completed":
         err.print(f"  [green]completed[/green] → {event['ir']!r}")
+    elif kind == "node_reused":
+        err.print(f"  reused from an earlier question: {escape(event['query'])}")
+    elif kind == "correction_rejected":
+        err.print(f"  [red]correction rejected[/red] ({event['ir']!r})")
     elif kind == "trace_done":
         err.print(f"  traced, {event['references']} references")
 
@@ -253,4 +387,8 @@ def show_result(result: dict[str, Any]) -> None:
 
 def main() -> None:
     """Entry point of the ``searchain`` script."""
+    # Model loading progress bars would drown the CLI's own progress lines and one-line errors.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     app()

@@ -60,6 +60,9 @@ class Context:
     """Nodes read from one chain; longer chains are cut (the cut is recorded)."""
     dedup_threshold: float = 0.9
     """Cosine similarity above which two sub-queries count as the same (semantic dedup)."""
+    approve_corrections: bool = False
+    """Pause before each IR correction (``interrupt``) until a human approves or rejects it;
+    needs a checkpointer."""
     semantic_dedup: bool = False
     """Also compare sub-queries by sentence embeddings (all-MiniLM-L6-v2), not only by text."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -20,6 +20,8 @@ KnowledgeSource = Literal["llm", "corrected", "completed"]
 """Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it."""
 
 StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
+STATE_VERSION = 1
+"""Bumped when the state's shape changes; checkpoints of another version are refused."""
 """Why reasoning ended: the whole chain passed, the round budget ran out, or no chain was found."""
 
 
@@ -51,6 +53,10 @@ class TreeNode:
     """The accepted answer: the LLM's, or the reader's when IR corrected or completed it."""
     step: int | None = None
     """1-based position on the reasoning path: the number ``[n]`` that cites this node."""
+    reused: bool = False
+    """Answered in an earlier turn of the thread; accepted again without searching."""
+    rejected: str = ""
+    """A correction a human rejected (approval mode): the reader's answer that was not used."""
 
 
 @dataclass
@@ -83,11 +89,16 @@ class Reference:
     """Passage text."""
 
 
-def upsert_nodes(left: list[TreeNode], right: list[TreeNode]) -> list[TreeNode]:
-    """Reducer for ``State.nodes``: nodes are replaced by id, new ids are appended."""
-    merged = {node.id: node for node in left}
-    merged.update({node.id: node for node in right})
-    return [merged[key] for key in sorted(merged)]
+@dataclass
+class Turn:
+    """An earlier question of the same thread, kept for follow-ups."""
+
+    question: str
+    """The question asked."""
+    answer: str
+    """Its final answer."""
+    steps: list[TreeNode]
+    """Its accepted reasoning path (reusable by later questions)."""
 
 
 @dataclass(kw_only=True)
@@ -112,20 +123,24 @@ class OutputState(InputState):
     """The passages cited by ``final_content``, by number."""
     unresolved_citations: list[int] = field(default_factory=list)
     """Citation numbers the LLM wrote that point at no reasoning step (removed from the text)."""
-    nodes: Annotated[list[TreeNode], upsert_nodes] = field(default_factory=list)
-    """The Tree-of-Reasoning's nodes."""
-    branches: Annotated[list[Branch], operator.add] = field(default_factory=list)
+    nodes: list[TreeNode] = field(default_factory=list)
+    """The Tree-of-Reasoning's nodes (of the current question)."""
+    branches: list[Branch] = field(default_factory=list)
     """The Tree-of-Reasoning's branches, one per generated chain."""
     rounds: int = 0
     """How many chains the LLM generated (bounded by ``Context.r_max``)."""
     stop_reason: StopReason = ""
     """Why reasoning ended."""
+    history: Annotated[list[Turn], operator.add] = field(default_factory=list)
+    """Earlier questions of this thread, oldest first."""
 
 
 @dataclass(kw_only=True)
 class State(OutputState):
     """The full working state of one SearChain run."""
 
+    question_asked: str = ""
+    """The question the current nodes answer (``question`` is overwritten by the next input)."""
     messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
     """The conversation with the LLM: the prompt, its chains and the feedback between them."""
     cursor: int = 0
@@ -137,12 +152,29 @@ class State(OutputState):
         accepted = [node for node in self.nodes if node.step is not None]
         return sorted(accepted, key=lambda node: node.step or 0)
 
+    def with_node(self, node: TreeNode) -> list[TreeNode]:
+        """``nodes`` with ``node`` put in place of the node with its id."""
+        return [node if other.id == node.id else other for other in self.nodes]
+
     @property
     def current(self) -> TreeNode | None:
         """The node traversal stands on, or ``None`` past the end of the current branch."""
         if not self.branches or self.cursor >= len(self.branches[-1].nodes):
             return None
         return self.nodes[self.branches[-1].nodes[self.cursor]]
+
+
+def checkpoint_serializer() -> Any:
+    """A LangGraph serializer that knows searchain's state types.
+
+    Pass it to a checkpointer (``SqliteSaver(conn, serde=checkpoint_serializer())``) so its
+    checkpoints load without "unregistered type" warnings, and keep loading once LangGraph
+    blocks unregistered types.
+    """
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    types = [(cls.__module__, cls.__name__) for cls in (TreeNode, Branch, Reference, Turn, Passage)]
+    return JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
 def accept(node: TreeNode, source: KnowledgeSource, answer: str, step: int) -> TreeNode:

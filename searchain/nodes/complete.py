@@ -35,6 +35,8 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         )
     emit(runtime, "node_completed", node=node.id, ir=node.reader_answer)
     return {
-        "nodes": [accept(node, "completed", node.reader_answer, len(state.path) + 1)],
+        "nodes": state.with_node(
+            accept(node, "completed", node.reader_answer, len(state.path) + 1)
+        ),
         "messages": [HumanMessage(feedback)],
     }

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
+from langgraph.types import interrupt
 
 from searchain.context import Context, context_of
 from searchain.events import emit
@@ -19,7 +21,9 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Accept the node as the LLM answered it, or correct it and send the LLM feedback.
 
     A correction needs both a confident reader (confidence > θ) and an inconsistent LLM answer;
-    an unsure reader never overrides the LLM, which is what keeps IR from misleading it.
+    an unsure reader never overrides the LLM, which is what keeps IR from misleading it. With
+    ``approve_corrections`` the graph first pauses for a human; a rejected correction is kept on
+    the node (``rejected``) and the LLM's answer stands.
     """
     ctx = context_of(runtime)
     node = state.current
@@ -35,6 +39,25 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         alpha=ctx.alpha,
     )
     step = len(state.path) + 1
+    if confident and not consistent and passage is not None and ctx.approve_corrections:
+        decision = interrupt(
+            {
+                "kind": "approve_correction",
+                "node": node.id,
+                "query": node.query,
+                "llm_answer": node.llm_answer,
+                "reader_answer": node.reader_answer,
+                "confidence": node.confidence,
+                "passage": {"id": passage.id, "title": passage.title, "text": passage.text},
+            }
+        )
+        if not approved(decision):
+            emit(runtime, "correction_rejected", node=node.id, ir=node.reader_answer)
+            kept = replace(node, rejected=node.reader_answer)
+            return {
+                "nodes": state.with_node(accept(kept, "llm", node.llm_answer, step)),
+                "cursor": state.cursor + 1,
+            }
     if confident and not consistent and passage is not None:
         emit(runtime, "node_corrected", node=node.id, llm=node.llm_answer, ir=node.reader_answer)
         feedback = render(
@@ -45,11 +68,23 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             reference=passage.as_reference(),
         )
         return {
-            "nodes": [accept(node, "corrected", node.reader_answer, step)],
+            "nodes": state.with_node(accept(node, "corrected", node.reader_answer, step)),
             "messages": [HumanMessage(feedback)],
         }
     emit(runtime, "node_accepted", node=node.id, confident=confident, consistent=consistent)
-    return {"nodes": [accept(node, "llm", node.llm_answer, step)], "cursor": state.cursor + 1}
+    return {
+        "nodes": state.with_node(accept(node, "llm", node.llm_answer, step)),
+        "cursor": state.cursor + 1,
+    }
+
+
+def approved(decision: Any) -> bool:
+    """Read a human's resume value: ``True``, ``"approve"``/``"yes"``, or ``{"approve": True}``."""
+    if isinstance(decision, dict):
+        decision = decision.get("approve")
+    if isinstance(decision, str):
+        return decision.strip().lower() in ("approve", "approved", "yes", "y", "true")
+    return decision is True
 
 
 def route_verify(state: State) -> Literal["generate_coq", "traverse_nodes"]:

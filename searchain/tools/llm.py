@@ -141,6 +141,7 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
 
     ``spec`` is a ``BaseChatModel`` (used as is), ``local`` (SmolLM2-135M-Instruct, offline),
     ``auto`` (``openai:gpt-4o-mini`` when ``OPENAI_API_KEY`` is set, else ``local``), or
+    ``scripted:FILE.json`` (a replayed script, for offline tests and demos), or
     ``provider:model`` for LangChain's ``init_chat_model`` (``openai:gpt-4o-mini``; an
     OpenAI-compatible server such as vLLM or Ollama through ``OPENAI_BASE_URL``).
     """
@@ -151,6 +152,10 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
         name = AUTO_OPENAI if os.environ.get("OPENAI_API_KEY") else "local"
     if name == "local":
         return load_once(("llm", name), LocalChatModel.smollm2)
+    if name.startswith("scripted:"):
+        from searchain.tools.scripted import ScriptedChatModel
+
+        return ScriptedChatModel.from_file(name.removeprefix("scripted:"))
     if ":" in name:
         return load_once(("llm", name), lambda: _init_provider_model(name))
     raise ValueError(

@@ -6,19 +6,22 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 from tests.tiny_models import make_dpr_reader
 
 
-def searchain(*args: str, env: dict | None = None, timeout: int = 900):
+def searchain(*args: str, env: dict | None = None, timeout: int = 900, cwd=None):
+    """Run the CLI in a scratch directory, so its default --db never lands in the checkout."""
     return subprocess.run(
         [sys.executable, "-m", "searchain", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         env=env,
+        cwd=cwd or tempfile.gettempdir(),
     )
 
 

@@ -1,0 +1,172 @@
+"""Checkpoint and resume through the real CLI, a real SQLite file and a real SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from searchain.threads import ThreadStore
+from tests.integration.test_cli import searchain
+from tests.tiny_models import make_dpr_reader
+
+Q = "Lorenzo Monaco was influenced by which Italian painter and architect?"
+SCRIPT = {
+    "chains": [
+        "[Unsolved Query]: Who influenced Lorenzo Monaco?",
+        "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto\n"
+        "[Final Content]: So the final answer is Giotto.",
+    ],
+    "trace": "Lorenzo Monaco was influenced by Giotto [1]. So the final answer is Giotto.",
+}
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    root = tmp_path_factory.mktemp("resume")
+    assert searchain("index", "--demo", "--index", str(root / "index")).returncode == 0
+    return root, make_dpr_reader(root / "dpr")
+
+
+def script(root, name, delay=0.0):
+    log = root / f"{name}.log"
+    path = root / f"{name}.json"
+    path.write_text(json.dumps({**SCRIPT, "delay": delay, "log": str(log)}))
+    return path, log
+
+
+def ask_args(root, reader, script_path, db, *extra):
+    return [
+        "ask",
+        Q,
+        "--index",
+        str(root / "index"),
+        "--llm",
+        f"scripted:{script_path}",
+        "--reader",
+        f"dpr:{reader}",
+        "--db",
+        str(db),
+        "--json",
+        *extra,
+    ]
+
+
+def calls(log):
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_sigkill_then_resume_matches_an_uninterrupted_run(setup):
+    root, reader = setup
+    plain_script, plain_log = script(root, "plain")
+    done = searchain(*ask_args(root, reader, plain_script, root / "plain.sqlite", "--thread", "p"))
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)
+    assert [c["kind"] for c in calls(plain_log)] == ["chain", "chain", "trace"]
+
+    slow_script, slow_log = script(root, "slow", delay=3.0)
+    db = root / "killed.sqlite"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "searchain",
+            *ask_args(root, reader, slow_script, db, "--thread", "k"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    store = ThreadStore(db)
+    graph_state = None
+    deadline = time.monotonic() + 300
+    from searchain.graph.searchain import build_graph
+
+    graph = build_graph(checkpointer=store.checkpointer())
+    while time.monotonic() < deadline:  # wait until round 1 (and its completion) is checkpointed
+        graph_state = graph.get_state({"configurable": {"thread_id": "k"}})
+        if graph_state.values.get("rounds") == 1 and graph_state.next == ("generate_coq",):
+            break
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert graph_state.next == ("generate_coq",)
+
+    resumed = searchain("resume", "k", "--db", str(db), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    result = json.loads(resumed.stdout)
+    for key in ("answer", "final_content", "references", "nodes", "rounds", "stop_reason", "tree"):
+        assert result[key] == expected[key], key
+    kinds = [(c["kind"], c["index"]) for c in calls(slow_log)]
+    assert kinds.count(("chain", 0)) == 1  # round 1's LLM call was not repeated
+    assert kinds.count(("trace", 0)) == 1 and kinds[-1] == ("trace", 0)
+
+    listed = searchain("threads", "--db", str(db))
+    assert "k" in listed.stdout and "finished" in listed.stdout
+
+
+def test_resume_errors_leave_everything_as_it_was(setup, tmp_path):
+    root, reader = setup
+    path, _ = script(root, "errors")
+    db = tmp_path / "t.sqlite"
+    assert searchain(*ask_args(root, reader, path, db, "--thread", "done")).returncode == 0
+
+    def one_line(done, fragment):
+        assert done.returncode == 1, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and fragment in lines[0], done.stderr
+
+    one_line(searchain("resume", "nope", "--db", str(db)), "no thread 'nope'")
+    one_line(searchain("resume", "done", "--db", str(db)), "already finished")
+    one_line(searchain("resume", "done", "--db", str(db), "--approve"), "already finished")
+
+    with sqlite3.connect(db) as conn:
+        before = conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0]
+        conn.execute("UPDATE searchain_threads SET state_version = 999")
+    one_line(searchain("resume", "done", "--db", str(db)), "state version 999")
+    one_line(searchain(*ask_args(root, reader, path, db, "--thread", "done")), "state version 999")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0] == before
+
+    locker = sqlite3.connect(db)
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        one_line(searchain(*ask_args(root, reader, path, db)), "locked by another process")
+    finally:
+        locker.rollback()
+        locker.close()
+
+    os.chmod(db, 0o444)
+    try:
+        if not os.access(db, os.W_OK):  # root may write read-only files: nothing to test then
+            one_line(searchain("threads", "--db", str(db)), "read-only")
+    finally:
+        os.chmod(db, 0o644)
+
+
+def test_approval_through_the_cli(setup, tmp_path):
+    root, reader = setup
+    path, log = script(root, "approve")
+    db = tmp_path / "a.sqlite"
+    # θ below the tiny reader's confidence makes it "confident"; its random span disagrees.
+    args = ask_args(
+        root, reader, path, db, "--thread", "ap", "--theta", "-100", "--approve-corrections"
+    )
+    first = json.loads(searchain(*args).stdout)
+    assert first["thread"] == "ap"
+    waiting = searchain("threads", "--db", str(db))
+    assert "waiting for approval" in waiting.stdout or "finished" in waiting.stdout
+    if "waiting_for" in first:
+        one = searchain("resume", "ap", "--db", str(db))
+        assert one.returncode == 1 and "--approve or --reject" in one.stderr
+        done = searchain("resume", "ap", "--db", str(db), "--reject", "--json")
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert any(n["source"] for n in result["nodes"])

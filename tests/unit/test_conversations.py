@@ -1,0 +1,112 @@
+"""Threads: follow-up questions, human approval of corrections, async entry points."""
+
+from __future__ import annotations
+
+import asyncio
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from searchain.context import Context
+from searchain.graph.searchain import build_graph
+from tests.conftest import ScriptedChatModel, TableReader, TableRetriever
+
+Q1 = "Where was Kevin Drew born?"
+CHAIN = f"[Query 1]: {Q1}\n[Answer 1]: Montreal."
+
+
+def config(thread: str) -> dict:
+    return {"configurable": {"thread_id": thread}}
+
+
+def test_follow_up_question_sees_the_earlier_turn_and_reuses_its_nodes(passages):
+    retriever = TableRetriever({Q1: passages["drew"], "Where do buses leave?": passages["bus"]})
+    reader = TableReader({"p2": ("Toronto", 1.0), "p3": ("Toronto Coach Terminal", 1.0)})
+    follow = (
+        f"[Query 1]: {Q1}\n[Answer 1]: Toronto.\n[Query 2]: Where do buses leave?\n"
+        "[Answer 2]: Toronto Coach Terminal."
+    )
+    llm = ScriptedChatModel(
+        replies=[
+            CHAIN,
+            "Montreal [1]. So the final answer is Montreal.",
+            follow,
+            "Buses [2]. So the final answer is Toronto Coach Terminal.",
+        ]
+    )
+    graph = build_graph(checkpointer=InMemorySaver())
+    ctx = Context(llm=llm, retriever=retriever, reader=reader)
+    first = graph.invoke({"question": Q1}, config("t"), context=ctx)
+    assert first["answer"] == "Montreal"
+    second = graph.invoke(
+        {"question": "Where do Kevin Drew's buses leave?"}, config("t"), context=ctx
+    )
+    prompt = llm.calls[2][0].text
+    assert "Earlier in this conversation:" in prompt and "[Answer]: Montreal" in prompt
+    assert f"- {Q1} Montreal." in prompt  # the verified fact, offered for reuse
+    assert len(llm.calls[2]) == 1  # a fresh Chain-of-Query conversation, not the old one
+    assert retriever.queries == [Q1, "Where do buses leave?"]  # Q1 was not searched again
+    reused = second["nodes"][0]
+    assert reused.reused and reused.source == "llm" and reused.passage.id == "p2"
+    assert [r.id for r in second["references"]] == ["p3"]
+    assert second["answer"] == "Toronto Coach Terminal" and second["rounds"] == 1
+    state = graph.get_state(config("t")).values
+    assert [t.question for t in state["history"]] == [Q1]
+    assert state["history"][0].answer == "Montreal"
+
+
+def approval_run(passages, decision):
+    retriever = TableRetriever({Q1: passages["drew"]})
+    reader = TableReader({"p2": ("Toronto", 3.0)})
+    llm = ScriptedChatModel(
+        replies=[
+            CHAIN,
+            f"[Query 1]: {Q1}\n[Answer 1]: Toronto.",
+            "Toronto [1]. So the final answer is Toronto.",
+        ]
+    )
+    graph = build_graph(checkpointer=InMemorySaver())
+    ctx = Context(llm=llm, retriever=retriever, reader=reader, approve_corrections=True)
+    paused = graph.invoke({"question": Q1}, config("a"), context=ctx)
+    pending = graph.get_state(config("a")).interrupts[0].value
+    assert "answer" not in paused or not paused.get("answer")
+    assert pending["llm_answer"] == "Montreal." and pending["reader_answer"] == "Toronto"
+    assert pending["confidence"] == 3.0 and pending["passage"]["id"] == "p2"
+    return graph.invoke(Command(resume=decision), config("a"), context=ctx), llm
+
+
+def test_approved_correction_is_fed_back(passages):
+    out, llm = approval_run(passages, "approve")
+    assert out["nodes"][0].source == "corrected" and out["nodes"][0].answer == "Toronto"
+    assert out["rounds"] == 2 and out["answer"] == "Toronto"
+
+
+def test_rejected_correction_is_recorded_and_the_llm_answer_stands(passages):
+    out, llm = approval_run(passages, {"approve": False})
+    node = out["nodes"][0]
+    assert node.source == "llm" and node.answer == "Montreal." and node.rejected == "Toronto"
+    assert out["rounds"] == 1 and len(llm.calls) == 2  # no feedback round
+
+
+def test_async_entry_points(passages):
+    retriever = TableRetriever({Q1: passages["drew"]})
+    reader = TableReader({"p2": ("Montreal", 3.0)})
+
+    async def go():
+        llm = ScriptedChatModel(replies=[CHAIN, "Montreal [1]. So the final answer is Montreal."])
+        ctx = Context(llm=llm, retriever=retriever, reader=reader)
+        result = await build_graph().ainvoke({"question": Q1}, context=ctx)
+        llm2 = ScriptedChatModel(replies=[CHAIN, "Montreal [1]. So the final answer is Montreal."])
+        ctx2 = Context(llm=llm2, retriever=retriever, reader=reader)
+        events = [
+            c
+            async for c in build_graph().astream(
+                {"question": Q1}, context=ctx2, stream_mode="custom"
+            )
+        ]
+        return result, events
+
+    result, events = asyncio.run(go())
+    assert result["answer"] == "Montreal"
+    assert [e["event"] for e in events][:2] == ["round_started", "chain_generated"]
+    assert events[-1]["event"] == "trace_done"

@@ -27,6 +27,8 @@ def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
                 "confidence": node.confidence,
                 "passage_id": node.passage.id if node.passage else None,
                 "unsolved": node.unsolved,
+                "reused": node.reused,
+                "rejected": node.rejected,
                 "parent": node.parent,
                 "branch": node.branch,
             }

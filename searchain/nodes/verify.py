@@ -31,12 +31,11 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     theta = ctx.theta if ctx.theta is not None else resolve_reader(ctx.reader, ctx.llm).threshold
     passage = node.passage
     confident = node.confidence is not None and node.confidence > theta
-    consistent = passage is None or is_consistent(
-        node.llm_answer,
-        node.reader_answer,
-        passage.text,
-        long_form=task_prompt(state.task or ctx.task).long_form,
-        alpha=ctx.alpha,
+    long_form = task_prompt(state.task or ctx.task).long_form
+    # No passage, or (short answers) no span: the reader has no evidence against the LLM.
+    no_evidence = passage is None or (not long_form and not node.reader_answer.strip())
+    consistent = no_evidence or is_consistent(
+        node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha
     )
     step = len(state.path) + 1
     if confident and not consistent and passage is not None and ctx.approve_corrections:

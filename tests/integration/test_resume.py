@@ -153,20 +153,31 @@ def test_resume_errors_leave_everything_as_it_was(setup, tmp_path):
 
 def test_approval_through_the_cli(setup, tmp_path):
     root, reader = setup
-    path, log = script(root, "approve")
+    path = tmp_path / "approve.json"
+    question = "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: {}"
+    path.write_text(
+        json.dumps(
+            {
+                "chains": [question.format("Zeus"), question.format("Giotto")],
+                "trace": "So the final answer is Giotto [1].",
+            }
+        )
+    )
     db = tmp_path / "a.sqlite"
-    # θ below the tiny reader's confidence makes it "confident"; its random span disagrees.
+    # θ far below the tiny reader's relevance logits makes it confident; its span is not "Zeus".
     args = ask_args(
         root, reader, path, db, "--thread", "ap", "--theta", "-100", "--approve-corrections"
     )
-    first = json.loads(searchain(*args).stdout)
-    assert first["thread"] == "ap"
-    waiting = searchain("threads", "--db", str(db))
-    assert "waiting for approval" in waiting.stdout or "finished" in waiting.stdout
-    if "waiting_for" in first:
-        one = searchain("resume", "ap", "--db", str(db))
-        assert one.returncode == 1 and "--approve or --reject" in one.stderr
-        done = searchain("resume", "ap", "--db", str(db), "--reject", "--json")
-        assert done.returncode == 0, done.stderr
-        result = json.loads(done.stdout)
-        assert any(n["source"] for n in result["nodes"])
+    first = searchain(*args)
+    assert first.returncode == 0, first.stderr
+    waiting = json.loads(first.stdout)
+    assert waiting["thread"] == "ap" and waiting["waiting_for"]["llm_answer"] == "Zeus"
+    assert waiting["waiting_for"]["passage"]["id"]
+    assert "waiting for approval" in searchain("threads", "--db", str(db)).stdout
+    undecided = searchain("resume", "ap", "--db", str(db))
+    assert undecided.returncode == 1 and "--approve or --reject" in undecided.stderr
+    done = searchain("resume", "ap", "--db", str(db), "--reject", "--json")
+    assert done.returncode == 0, done.stderr
+    node = json.loads(done.stdout)["nodes"][0]
+    assert node["source"] == "llm" and node["answer"] == "Zeus"
+    assert node["rejected"] == waiting["waiting_for"]["reader_answer"]

@@ -76,7 +76,7 @@ def approval_run(passages, decision):
 
 
 def test_approved_correction_is_fed_back(passages):
-    out, llm = approval_run(passages, "approve")
+    out, _ = approval_run(passages, "approve")
     assert out["nodes"][0].source == "corrected" and out["nodes"][0].answer == "Toronto"
     assert out["rounds"] == 2 and out["answer"] == "Toronto"
 

@@ -319,3 +319,10 @@ def test_progress_events_describe_the_run(retriever):
     assert events[:3] == ["round_started", "chain_generated", "node_retrieved"]
     assert "node_corrected" in events and events.count("round_started") == 2
     assert events[-1] == "trace_done"
+
+
+def test_a_confident_reader_with_no_span_corrects_nothing(retriever):
+    reader = TableReader({"p1": ("", 9.0), "p2": ("", 9.0), "p3": ("", 9.0)})
+    llm = ScriptedChatModel(replies=[GOOD_CHAIN, TRACE])
+    out, _ = run(llm, retriever, reader)
+    assert [n.source for n in out["nodes"]] == ["llm", "llm", "llm"]

@@ -1,0 +1,76 @@
+"""SearChain as a tool of a real LangChain agent and as a step of an LCEL chain."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
+
+from searchain.context import Context
+from searchain.integrations import searchain_runnable, searchain_tool
+from tests.conftest import ScriptedChatModel, TableReader, TableRetriever
+
+Q1 = "Where was Kevin Drew born?"
+CHAIN = f"[Query 1]: {Q1}\n[Answer 1]: Toronto."
+TRACE = "Kevin Drew was born in Toronto [1]. So the final answer is Toronto."
+
+
+def context(passages) -> Context:
+    return Context(
+        llm=ScriptedChatModel(replies=[CHAIN, TRACE] * 4),
+        retriever=TableRetriever({Q1: passages["drew"]}),
+        reader=TableReader({"p2": ("Toronto", 3.0)}),
+    )
+
+
+def test_lcel_chain_with_the_callers_components(passages):
+    chain = (
+        RunnableLambda(str.strip)
+        | searchain_runnable(context(passages))
+        | RunnableLambda(lambda out: (out["answer"], [r.id for r in out["references"]]))
+    )
+    assert chain.invoke(f"  {Q1}  ") == ("Toronto", ["p2"])
+    assert chain.batch([Q1]) == [("Toronto", ["p2"])]
+
+
+def test_tool_returns_the_cited_answer_sync_and_async(passages):
+    tool = searchain_tool(context(passages))
+    assert tool.name == "searchain" and "question" in tool.args
+    text = tool.invoke({"question": Q1})
+    assert text.startswith("Answer: Toronto")
+    assert "[1] Kevin Drew: Kevin Drew was born in Toronto, Ontario." in text
+    assert asyncio.run(tool.ainvoke({"question": Q1})).startswith("Answer: Toronto")
+
+
+class ToolCallingScript(ScriptedChatModel):
+    """A scripted chat model that accepts tools, as an agent's model must."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ToolCallingScript:
+        return self
+
+
+def test_a_langchain_agent_calls_searchain_as_a_tool(passages):
+    from langchain.agents import create_agent
+
+    tool = searchain_tool(context(passages))
+    calls = [
+        AIMessage("", tool_calls=[{"name": "searchain", "args": {"question": Q1}, "id": "c1"}]),
+        AIMessage("Kevin Drew was born in Toronto."),
+    ]
+
+    class Agent(ToolCallingScript):  # replies are whole AIMessages, tool calls included
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+            from langchain_core.outputs import ChatGeneration, ChatResult
+
+            self.calls.append(list(messages))
+            return ChatResult(generations=[ChatGeneration(message=calls[len(self.calls) - 1])])
+
+    model = Agent(replies=[])
+    agent = create_agent(model, tools=[tool])
+    out = agent.invoke({"messages": [("user", "Where was Kevin Drew born? Cite it.")]})
+    tool_message = out["messages"][2]
+    assert tool_message.type == "tool" and tool_message.content.startswith("Answer: Toronto")
+    assert out["messages"][-1].content == "Kevin Drew was born in Toronto."
+    assert "Answer: Toronto" in model.calls[1][-1].content  # the agent saw the cited answer

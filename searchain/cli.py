@@ -191,7 +191,7 @@ def ask(
     config = {"configurable": {"thread_id": thread or uuid.uuid4().hex[:12]}}
     if thread is not None and store.exists(thread):
         store.options(thread)  # a thread of this state version, or one clear error
-        if graph.get_state(config).next:
+        if unfinished(graph.get_state(config)):
             raise ValueError(
                 f"thread {thread!r} has an unfinished run: `searchain resume {thread}` first"
             )
@@ -216,7 +216,7 @@ def resume(
     context = context_from(store.options(thread))
     config = {"configurable": {"thread_id": thread}}
     state = graph.get_state(config)
-    if not state.next:
+    if not unfinished(state):
         raise ValueError(
             f"thread {thread!r} already finished: ask a follow-up with "
             f"`searchain ask QUESTION --thread {thread}`"
@@ -243,12 +243,21 @@ def threads(db: DbOption = Path(".searchain/threads.sqlite")) -> None:
         state = graph.get_state({"configurable": {"thread_id": thread_id}})
         if state.interrupts:
             status = "waiting for approval"
-        elif state.next:
+        elif unfinished(state):
             status = "interrupted"
         else:
             status = "finished" if state.values else "not started"
         when = datetime.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M")
         out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}")
+
+
+def unfinished(state: Any) -> bool:
+    """Whether a thread's last run stopped before its end (steps to run or writes to apply).
+
+    ``state.next`` alone is not enough: a step that finished just before a crash has its writes
+    saved as pending and no successor yet, so ``next`` is empty while the run is not done.
+    """
+    return bool(state.next or state.tasks)
 
 
 def context_from(options: dict[str, Any]) -> Any:
@@ -307,8 +316,11 @@ def run(graph: Any, payload: Any, config: dict[str, Any], context: Any, as_json:
             if mode == "custom":
                 show_progress(chunk)
     except KeyboardInterrupt:
+        # The graph runs its steps in worker threads that would carry on to the end; stop here,
+        # as a crash would: every finished step is already checkpointed (durability="sync").
         err.print(f"interrupted: continue with `searchain resume {thread}`")
-        raise typer.Exit(130) from None
+        sys.stderr.flush()
+        os._exit(130)
     state = graph.get_state(config)
     if state.interrupts:
         pending = state.interrupts[0].value

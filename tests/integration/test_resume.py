@@ -181,3 +181,25 @@ def test_approval_through_the_cli(setup, tmp_path):
     node = json.loads(done.stdout)["nodes"][0]
     assert node["source"] == "llm" and node["answer"] == "Zeus"
     assert node["rejected"] == waiting["waiting_for"]["reader_answer"]
+
+
+def test_ctrl_c_says_how_to_resume_and_resume_finishes(setup, tmp_path):
+    root, reader = setup
+    path, log = script(root, "ctrlc", delay=3.0)
+    db = tmp_path / "c.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "searchain", *ask_args(root, reader, path, db, "--thread", "c")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (log.exists() and log.read_text()):
+        time.sleep(0.1)  # the first LLM call has started
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted: continue with `searchain resume c`" in stderr
+    resumed = searchain("resume", "c", "--db", str(db), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["answer"] == "Giotto"

@@ -89,14 +89,90 @@ class Hop:
 
 def musique_hops(root: Path, split: Split = "tune") -> list[Hop]:
     """The gold sub-questions of MuSiQue's ``split``, in record and hop order."""
-    hops = []
-    for record in records(root, "musique", split):
-        answers: list[str] = []
-        paras = paragraphs(record)
-        for step in record["question_decomposition"]:
-            question = re.sub(
-                r"#(\d+)", lambda m, done=answers: done[int(m.group(1)) - 1], step["question"]
+    return [hop for r in records(root, "musique", split) for hop in _hops(r, paragraphs(r))]
+
+
+def _hops(record: dict[str, Any], paras: list[tuple[str, str]]) -> Iterator[Hop]:
+    answers: list[str] = []
+    for step in record["question_decomposition"]:
+        question = re.sub(
+            r"#(\d+)", lambda m, done=answers: done[int(m.group(1)) - 1], step["question"]
+        )
+        yield Hop(question, step["answer"], paras[step["paragraph_support_idx"]])
+        answers.append(step["answer"])
+
+
+@dataclass(frozen=True)
+class Record:
+    """One evaluation question, whichever data set it comes from."""
+
+    dataset: str
+    """Data set name (musique, hotpotqa, 2wikimultihopqa, strategyqa, fever)."""
+    id: str
+    """The data set's own id."""
+    question: str
+    """The question, or the claim for fact checking."""
+    answers: tuple[str, ...]
+    """The gold answer first, then its aliases (a label for yes/no and fact checking)."""
+    task: str
+    """Prompt family: qa, yesno or factcheck."""
+    gold_paragraphs: tuple[tuple[str, str], ...] = ()
+    """Supporting paragraphs as ``(title, text)``, where the data has them."""
+    hops: tuple[Hop, ...] = ()
+    """Gold sub-questions (MuSiQue), earlier answers substituted."""
+
+
+DATASETS = ("musique", "hotpotqa", "2wikimultihopqa", "strategyqa", "fever")
+_LABELS = ("SUPPORTS", "REFUTES")
+
+
+def load_records(root: Path, dataset: str, split: Split = "tune") -> list[Record]:
+    """The ``split`` of ``dataset`` as :class:`Record` objects.
+
+    The ``*_200_*`` files split as the data README says (first 100 tune, last 100 report).
+    StrategyQA (dev) and FEVER (paper_dev, SUPPORTS/REFUTES claims only, as in the papers) have no
+    split of their own; the same rule is applied to their first 200 usable records.
+    """
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}: choose one of {', '.join(DATASETS)}")
+    if dataset in FILES:
+        loaded = [_from_paragraph_file(dataset, r) for r in records(root, dataset, "all")]
+    elif dataset == "strategyqa":
+        rows = json.loads((root / "strategyqa/dev_229.json").read_text(encoding="utf-8"))
+        loaded = [
+            Record(
+                "strategyqa", r["qid"], r["question"], ("yes" if r["answer"] else "no",), "yesno"
             )
-            hops.append(Hop(question, step["answer"], paras[step["paragraph_support_idx"]]))
-            answers.append(step["answer"])
-    return hops
+            for r in rows
+        ]
+    else:
+        loaded = []
+        with (root / "fever/paper_dev_9999.jsonl").open(encoding="utf-8") as lines:
+            for line in lines:
+                r = json.loads(line)
+                if r["label"] in _LABELS:
+                    loaded.append(
+                        Record("fever", str(r["id"]), r["claim"], (r["label"],), "factcheck")
+                    )
+                if len(loaded) == 2 * SPLIT_SIZE:
+                    break
+    loaded = loaded[: 2 * SPLIT_SIZE]
+    if split == "tune":
+        return loaded[:SPLIT_SIZE]
+    if split == "report":
+        return loaded[SPLIT_SIZE:]
+    return loaded
+
+
+def _from_paragraph_file(dataset: str, record: dict[str, Any]) -> Record:
+    paras = paragraphs(record)
+    if dataset == "musique":
+        gold = tuple(
+            p for p, raw in zip(paras, record["paragraphs"], strict=True) if raw["is_supporting"]
+        )
+        answers = (record["answer"], *record.get("answer_aliases", []))
+        hops = tuple(_hops(record, paras))
+        return Record(dataset, record["id"], record["question"], answers, "qa", gold, hops)
+    titles = {title for title, _ in record.get("supporting_facts", [])}
+    gold = tuple(p for p in paras if p[0] in titles)
+    return Record(dataset, record["_id"], record["question"], (record["answer"],), "qa", gold)

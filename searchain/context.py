@@ -60,6 +60,14 @@ class Context:
     """Nodes read from one chain; longer chains are cut (the cut is recorded)."""
     dedup_threshold: float = 0.9
     """Cosine similarity above which two sub-queries count as the same (semantic dedup)."""
+    ircot_k: int = 4
+    """IRCoT: paragraphs retrieved per step (K)."""
+    ircot_max_steps: int = 8
+    """IRCoT: reasoning sentences before the answer step is forced."""
+    ircot_max_paragraphs: int = 15
+    """IRCoT: cap on the paragraphs collected (15 in the paper)."""
+    ircot_answer: str = "direct"
+    """IRCoT's answer step: ``direct`` (answer only) or ``cot`` (reason, then answer)."""
     approve_corrections: bool = False
     """Pause before each IR correction (``interrupt``) until a human approves or rejects it;
     needs a checkpointer."""
@@ -83,6 +91,11 @@ class Context:
                 f"max_chain_nodes must be between 1 and {MAX_CHAIN_NODES}, "
                 f"got {self.max_chain_nodes}"
             )
+        if self.ircot_answer not in ("direct", "cot"):
+            raise ValueError(f"ircot_answer must be direct or cot, got {self.ircot_answer!r}")
+        for name in ("ircot_k", "ircot_max_steps", "ircot_max_paragraphs"):
+            if not 1 <= getattr(self, name) <= 50:
+                raise ValueError(f"{name} must be between 1 and 50, got {getattr(self, name)}")
         for name in ("alpha", "dedup_threshold"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")

@@ -53,7 +53,8 @@ def _tasks() -> dict[str, TaskPrompt]:
 
 @cache
 def _templates() -> dict[str, str]:
-    loaded = {**_load("feedback.toml"), "reader": _load("reader.toml")["template"]}
+    ircot = {f"ircot_{key}": value for key, value in _load("ircot.toml").items()}
+    loaded = {**_load("feedback.toml"), "reader": _load("reader.toml")["template"], **ircot}
     return {key: str(value).strip() for key, value in loaded.items()}
 
 

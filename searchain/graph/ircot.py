@@ -1,0 +1,37 @@
+"""The IRCoT graph (Trivedi et al., ACL 2023): retrieve ⇄ reason until "answer is", then answer."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
+
+from searchain.context import Context
+from searchain.ircot_state import IRCoTOutput, IRCoTState
+from searchain.nodes.ircot_answer import ircot_answer
+from searchain.nodes.ircot_reason import ircot_reason, route_reason
+from searchain.nodes.ircot_retrieve import ircot_retrieve
+from searchain.state import InputState
+
+# Reasoning steps are bounded by ircot_max_steps (≤ 50): two graph steps each, plus the answer.
+STEP_BOUND = 2 * 50 + 3
+
+
+def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """Compile the IRCoT graph, optionally with a checkpointer."""
+    builder = StateGraph(
+        IRCoTState, context_schema=Context, input_schema=InputState, output_schema=IRCoTOutput
+    )
+    builder.add_node("ircot_retrieve", ircot_retrieve)
+    builder.add_node("ircot_reason", ircot_reason)
+    builder.add_node("ircot_answer", ircot_answer)
+    builder.add_edge(START, "ircot_retrieve")
+    builder.add_edge("ircot_retrieve", "ircot_reason")
+    builder.add_conditional_edges("ircot_reason", route_reason)
+    builder.add_edge("ircot_answer", END)
+    compiled = builder.compile(checkpointer=checkpointer, name="IRCoT")
+    return compiled.with_config(recursion_limit=STEP_BOUND)
+
+
+graph = build_graph()
+"""The graph `langgraph dev` serves as "ircot"."""

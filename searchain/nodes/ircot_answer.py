@@ -1,0 +1,35 @@
+"""IRCoT answer: a reader step over the collected paragraphs (Direct or CoT prompting)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from searchain.context import Context, context_of
+from searchain.events import emit
+from searchain.ircot_state import IRCoTState
+from searchain.nodes.ircot_reason import format_paragraphs
+from searchain.parsing import extract_final_answer
+from searchain.prompts import feedback_template, render, task_prompt
+from searchain.tools.llm import resolve_llm
+
+
+def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Answer from the paragraphs: the reply itself (Direct) or its "answer is" (CoT)."""
+    ctx = context_of(runtime)
+    labels = task_prompt(state.task or ctx.task).answer_labels
+    prompt = render(
+        feedback_template(f"ircot_answer_{ctx.ircot_answer}"),
+        paragraphs=format_paragraphs(state.paragraphs),
+        question=state.question,
+    )
+    reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]).text.strip()
+    if ctx.ircot_answer == "cot":
+        answer = extract_final_answer(reply, labels)
+    else:
+        first_line = reply.splitlines()[0] if reply else ""
+        answer = extract_final_answer(first_line, labels) or first_line.strip(" .")
+    emit(runtime, "ircot_answered", answer=answer)
+    return {"answer": answer}

@@ -1,0 +1,52 @@
+"""IRCoT reason: the LLM writes the next sentence of the chain of thought."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from searchain.context import Context, context_of
+from searchain.events import emit
+from searchain.ircot_state import IRCoTState
+from searchain.prompts import feedback_template, render
+from searchain.tools.base import Passage
+from searchain.tools.llm import resolve_llm
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+ANSWER_MARK = re.compile(r"answer is", re.IGNORECASE)
+
+
+def format_paragraphs(paragraphs: Sequence[Passage]) -> str:
+    """Paragraphs as the prompts show them, inside one <reference> block."""
+    body = "\n\n".join(f"[{p.title}] {p.text}" for p in paragraphs) or "(none)"
+    return f"<reference>\n{body}\n</reference>"
+
+
+def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Append one sentence: the first sentence of the LLM's reply."""
+    ctx = context_of(runtime)
+    prompt = render(
+        feedback_template("ircot_reason"),
+        paragraphs=format_paragraphs(state.paragraphs),
+        question=state.question,
+        cot=" ".join(state.cot) or "(none yet)",
+    )
+    reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]).text.strip()
+    sentence = _SENTENCE_END.split(reply, maxsplit=1)[0].strip() if reply else ""
+    emit(runtime, "ircot_reasoned", step=state.steps + 1, sentence=sentence)
+    return {"cot": [*state.cot, sentence], "steps": state.steps + 1}
+
+
+def route_reason(
+    state: IRCoTState, runtime: Runtime[Context]
+) -> Literal["ircot_retrieve", "ircot_answer"]:
+    """Stop reasoning on "answer is", an empty sentence, or the step limit; else retrieve again."""
+    last = state.cot[-1] if state.cot else ""
+    done = (
+        not last or ANSWER_MARK.search(last) or state.steps >= context_of(runtime).ircot_max_steps
+    )
+    return "ircot_answer" if done else "ircot_retrieve"

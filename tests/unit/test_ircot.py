@@ -1,0 +1,110 @@
+"""IRCoT's control flow with a scripted LLM over an in-memory retriever."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchain.context import Context
+from searchain.graph.ircot import build_graph
+from searchain.tools.base import Passage
+from tests.conftest import ScriptedChatModel
+
+
+class CountingRetriever:
+    """Returns k fresh passages per query (ids derived from the query), recording queries."""
+
+    def __init__(self, repeat_first: bool = False) -> None:
+        self.queries: list[tuple[str, int]] = []
+        self.repeat_first = repeat_first
+
+    def search(self, query: str, k: int = 1) -> list[Passage]:
+        self.queries.append((query, k))
+        tag = "q0" if self.repeat_first else f"q{len(self.queries)}"
+        return [Passage(f"{tag}-{i}", f"T{tag}{i}", f"text {query} {i}") for i in range(k)]
+
+
+def run(replies, retriever, **ctx):
+    llm = ScriptedChatModel(replies=replies)
+    context = Context(llm=llm, retriever=retriever, reader="llm", **ctx)
+    steps: list[str] = []
+    out = None
+    for mode, chunk in build_graph().stream(
+        {"question": "Who influenced Lorenzo Monaco?"},
+        context=context,
+        stream_mode=["updates", "values"],
+    ):
+        if mode == "updates":
+            steps.extend(chunk)
+        else:
+            out = chunk
+    return out, steps, llm
+
+
+def test_alternates_until_answer_is_then_answers_directly():
+    retriever = CountingRetriever()
+    out, steps, llm = run(
+        [
+            "Lorenzo Monaco trained in Florence. He followed",
+            "Giotto influenced his style.",
+            "So the answer is: Giotto.",
+            "Giotto",
+        ],
+        retriever,
+        ircot_k=2,
+    )
+    assert steps == ["ircot_retrieve", "ircot_reason"] * 3 + ["ircot_answer"]
+    assert out["cot"] == [
+        "Lorenzo Monaco trained in Florence.",
+        "Giotto influenced his style.",
+        "So the answer is: Giotto.",
+    ]
+    # The question first, then each new sentence (not the one that ends the reasoning).
+    assert [q for q, _ in retriever.queries] == [
+        "Who influenced Lorenzo Monaco?",
+        "Lorenzo Monaco trained in Florence.",
+        "Giotto influenced his style.",
+    ]
+    assert all(k == 2 for _, k in retriever.queries)
+    assert len(out["paragraphs"]) == 6 and out["answer"] == "Giotto"
+    assert "Reasoning so far: Lorenzo Monaco trained in Florence." in llm.calls[1][0].text
+    assert "<reference>" in llm.calls[3][0].text  # the answer step reads the paragraphs
+
+
+def test_step_limit_forces_the_answer():
+    out, steps, llm = run(
+        ["Still thinking.", "Still thinking more.", "Giotto"],
+        CountingRetriever(),
+        ircot_max_steps=2,
+    )
+    assert out["steps"] == 2 and steps[-1] == "ircot_answer" and len(llm.calls) == 3
+    assert out["answer"] == "Giotto"
+
+
+def test_paragraph_cap_and_duplicates():
+    out, _, _ = run(
+        ["One.", "Two.", "Three.", "So the answer is X.", "X"],
+        CountingRetriever(),
+        ircot_k=4,
+        ircot_max_paragraphs=7,
+    )
+    assert len(out["paragraphs"]) == 7
+    out, _, _ = run(
+        ["One.", "So the answer is X.", "X"], CountingRetriever(repeat_first=True), ircot_k=3
+    )
+    assert len(out["paragraphs"]) == 3  # the same passages twice count once
+
+
+def test_cot_answer_step_extracts_the_stated_answer():
+    out, _, _ = run(
+        ["So the answer is Giotto.", "He trained with Giotto. So the answer is: Giotto."],
+        CountingRetriever(),
+        ircot_answer="cot",
+    )
+    assert out["answer"] == "Giotto"
+
+
+def test_bad_ircot_settings():
+    with pytest.raises(ValueError, match="ircot_answer must be direct or cot"):
+        Context(ircot_answer="vote")
+    with pytest.raises(ValueError, match="ircot_k must be between 1 and 50"):
+        Context(ircot_k=0)

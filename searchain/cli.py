@@ -349,7 +349,8 @@ def show_progress(event: dict[str, Any]) -> None:
     if kind == "round_started":
         err.print(f"[bold]round {event['round']}[/bold]: the LLM writes a chain of queries…")
     elif kind == "chain_generated":
-        err.print(f"  chain of {event['nodes']} queries ({event['new']} new)")
+        cut = f", {event['dropped']} beyond max_chain_nodes cut" if event.get("dropped") else ""
+        err.print(f"  chain of {event['nodes']} queries ({event['new']} new{cut})")
     elif kind == "node_retrieved":
         found = event["passage"] or "nothing found"
         conf = event.get("confidence")

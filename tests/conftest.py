@@ -23,7 +23,7 @@ from searchain.text import normalize_answer
 from searchain.tools.base import Passage, ReaderAnswer
 
 
-class ScriptedChatModel(BaseChatModel):
+class ScriptedReplies(BaseChatModel):
     """Replies with the scripted texts in order; fails loudly when the script runs out."""
 
     replies: list[str]

@@ -91,7 +91,14 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         chain.append(node_id)
         parent = node_id
     new = len(nodes) - len(state.nodes)
-    emit(runtime, "chain_generated", round=state.rounds + 1, nodes=len(chain), new=new)
+    emit(
+        runtime,
+        "chain_generated",
+        round=state.rounds + 1,
+        nodes=len(chain),
+        new=new,
+        dropped=parsed.dropped,  # nodes beyond max_chain_nodes
+    )
     return {
         **reset,
         "messages": [*clear, *new_messages, AIMessage(reply.text)],

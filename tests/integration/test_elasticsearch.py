@@ -19,7 +19,7 @@ from searchain.graph.searchain import build_graph
 from searchain.tools.base import Passage
 from searchain.tools.bm25 import BM25Index
 from searchain.tools.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings
-from tests.conftest import ScriptedChatModel, TableReader
+from tests.conftest import ScriptedReplies, TableReader
 
 
 def retriever(url: str, index: str) -> ElasticRetriever:
@@ -108,7 +108,7 @@ def test_english_analyzer_absent_on_the_test_distribution(es_url):
 
 
 def test_the_graph_runs_on_elasticsearch(pooled, es_url):
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[
             "[Query 1]: Van Hook Township >> located in the administrative territorial entity\n"
             "[Answer 1]: Mountrail County",

@@ -10,7 +10,7 @@ import pytest
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
 from searchain.state import checkpoint_serializer
-from tests.conftest import ScriptedChatModel, TableReader, TableRetriever
+from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 URL = os.environ.get("SEARCHAIN_TEST_POSTGRES_URL")
 pytestmark = pytest.mark.skipif(
@@ -22,7 +22,7 @@ def test_a_thread_survives_in_postgres(passages):
     from langgraph.checkpoint.postgres import PostgresSaver
 
     question = "Where was Kevin Drew born?"
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[
             f"[Query 1]: {question}\n[Answer 1]: Toronto",
             "Toronto [1]. So the final answer is Toronto.",

@@ -9,7 +9,7 @@ from langgraph.types import Command
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from tests.conftest import ScriptedChatModel, TableReader, TableRetriever
+from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 Q1 = "Where was Kevin Drew born?"
 CHAIN = f"[Query 1]: {Q1}\n[Answer 1]: Montreal."
@@ -26,7 +26,7 @@ def test_follow_up_question_sees_the_earlier_turn_and_reuses_its_nodes(passages)
         f"[Query 1]: {Q1}\n[Answer 1]: Toronto.\n[Query 2]: Where do buses leave?\n"
         "[Answer 2]: Toronto Coach Terminal."
     )
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[
             CHAIN,
             "Montreal [1]. So the final answer is Montreal.",
@@ -58,7 +58,7 @@ def test_follow_up_question_sees_the_earlier_turn_and_reuses_its_nodes(passages)
 def approval_run(passages, decision):
     retriever = TableRetriever({Q1: passages["drew"]})
     reader = TableReader({"p2": ("Toronto", 3.0)})
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[
             CHAIN,
             f"[Query 1]: {Q1}\n[Answer 1]: Toronto.",
@@ -93,10 +93,10 @@ def test_async_entry_points(passages):
     reader = TableReader({"p2": ("Montreal", 3.0)})
 
     async def go():
-        llm = ScriptedChatModel(replies=[CHAIN, "Montreal [1]. So the final answer is Montreal."])
+        llm = ScriptedReplies(replies=[CHAIN, "Montreal [1]. So the final answer is Montreal."])
         ctx = Context(llm=llm, retriever=retriever, reader=reader)
         result = await build_graph().ainvoke({"question": Q1}, context=ctx)
-        llm2 = ScriptedChatModel(replies=[CHAIN, "Montreal [1]. So the final answer is Montreal."])
+        llm2 = ScriptedReplies(replies=[CHAIN, "Montreal [1]. So the final answer is Montreal."])
         ctx2 = Context(llm=llm2, retriever=retriever, reader=reader)
         events = [
             c

@@ -7,7 +7,7 @@ from langchain_core.messages import HumanMessage
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from tests.conftest import ScriptedChatModel, TableReader, TableRetriever
+from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 Q = "Where do greyhound buses that are in the birthplace of Spirit If...'s performer leave from?"
 Q1 = "Who is the performer of Spirit If... ?"
@@ -56,7 +56,7 @@ def agreeing_reader():
 
 
 def test_chain_that_passes_untouched(retriever):
-    llm = ScriptedChatModel(replies=[GOOD_CHAIN, TRACE])
+    llm = ScriptedReplies(replies=[GOOD_CHAIN, TRACE])
     out, steps = run(llm, retriever, agreeing_reader())
     assert steps == [
         "generate_coq",
@@ -93,7 +93,7 @@ def test_confident_reader_corrects_and_new_branch_roots_at_corrected_node(retrie
 [Query 3]: {Q3}
 [Answer 3]: Toronto Coach Terminal.
 [Final Content]: So the final answer is Toronto Coach Terminal."""
-    llm = ScriptedChatModel(replies=[wrong, replan, TRACE])
+    llm = ScriptedReplies(replies=[wrong, replan, TRACE])
     out, steps = run(llm, retriever, agreeing_reader())
     assert steps == [
         "generate_coq",
@@ -137,12 +137,12 @@ def test_unconfident_disagreement_keeps_the_llm_answer(retriever):
     reader = TableReader(
         {"p1": ("Kevin Drew", 3.0), "p2": ("Toronto", 1.2), "p3": ("Toronto Coach Terminal", 3.0)}
     )
-    llm = ScriptedChatModel(replies=[wrong, TRACE])
+    llm = ScriptedReplies(replies=[wrong, TRACE])
     out, _ = run(llm, retriever, reader)
     assert [n.source for n in out["nodes"]] == ["llm", "llm", "llm"]
     assert out["nodes"][1].answer == "Montreal."
     # theta from the context overrides the reader's default: now 1.2 > 1.0 corrects.
-    llm = ScriptedChatModel(replies=[wrong, GOOD_CHAIN, TRACE])
+    llm = ScriptedReplies(replies=[wrong, GOOD_CHAIN, TRACE])
     out, _ = run(llm, TableRetriever(retriever.table | {}), reader, theta=1.0)
     assert out["nodes"][1].source == "corrected"
 
@@ -156,7 +156,7 @@ def test_unsolved_query_is_completed_from_the_passage(retriever):
 [Query 3]: {Q3}
 [Answer 3]: Toronto Coach Terminal.
 [Final Content]: So the final answer is Toronto Coach Terminal."""
-    llm = ScriptedChatModel(replies=[first, second, TRACE])
+    llm = ScriptedReplies(replies=[first, second, TRACE])
     out, steps = run(llm, retriever, agreeing_reader())
     assert steps[:5] == ["generate_coq", "traverse_nodes", "verify", "traverse_nodes", "complete"]
     assert [(n.source, n.answer) for n in out["nodes"]] == [
@@ -176,7 +176,7 @@ def test_unsolved_query_without_any_passage_asks_llm_to_answer_itself(passages):
         "[Query 1]: Who wrote an unfindable book?\n[Unsolved Query]: Who wrote an unfindable book?"
     )
     second = "[Final Content]: Nobody knows. So the final answer is unknown."
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[first, second, "Nobody knows [1]. So the final answer is unknown."]
     )
     out, _ = run(llm, TableRetriever({}), TableReader({}), question="Who wrote it?")
@@ -192,9 +192,7 @@ def test_round_budget_cuts_reasoning_off(passages):
     chains = [f"[Query 1]: Question number {i}?\n[Answer 1]: wrong {i}" for i in range(5)]
     retriever = TableRetriever({f"Question number {i}?": passages["drew"] for i in range(5)})
     reader = TableReader({"p2": ("Toronto", 5.0)})
-    llm = ScriptedChatModel(
-        replies=[*chains[:2], "Toronto [1] [2]. So the final answer is Toronto."]
-    )
+    llm = ScriptedReplies(replies=[*chains[:2], "Toronto [1] [2]. So the final answer is Toronto."])
     out, steps = run(llm, retriever, reader, r_max=2)
     assert out["rounds"] == 2 and out["stop_reason"] == "max_rounds"
     assert steps.count("generate_coq") == 3  # the third call only closes the budget
@@ -214,7 +212,7 @@ def test_long_chains_over_many_rounds_stay_within_the_step_bound(passages):
     table = {f"r{r} q{i}?": passages["drew"] for r in range(5) for i in range(10)}
     reader = TableReader({"p2": ("agreed", 5.0)})  # disagrees only with each chain's last node
     replies = [chain(r) for r in range(5)]
-    llm = ScriptedChatModel(replies=[*replies, "Done [1]. So the final answer is a1."])
+    llm = ScriptedReplies(replies=[*replies, "Done [1]. So the final answer is a1."])
     out, steps = run(llm, TableRetriever(table), reader, r_max=5)
     assert len(steps) > 100
     assert out["stop_reason"] == "max_rounds" and out["rounds"] == 5
@@ -222,7 +220,7 @@ def test_long_chains_over_many_rounds_stay_within_the_step_bound(passages):
 
 
 def test_trace_removes_and_reports_citations_that_point_nowhere(retriever):
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[
             GOOD_CHAIN,
             "Kevin Drew [1] from Toronto [2][7] [0]. "
@@ -238,7 +236,7 @@ def test_trace_removes_and_reports_citations_that_point_nowhere(retriever):
 
 
 def test_trace_without_citations_rewrites_content_from_the_path(retriever):
-    llm = ScriptedChatModel(replies=[GOOD_CHAIN, "The buses leave from the terminal."])
+    llm = ScriptedReplies(replies=[GOOD_CHAIN, "The buses leave from the terminal."])
     out, _ = run(llm, retriever, agreeing_reader())
     assert [r.n for r in out["references"]] == [1, 2, 3]
     assert out["final_content"].startswith(f"{Q1} The performer of Spirit If... is Kevin Drew [1].")
@@ -246,7 +244,7 @@ def test_trace_without_citations_rewrites_content_from_the_path(retriever):
 
 
 def test_malformed_reply_ends_in_a_defined_state(retriever):
-    llm = ScriptedChatModel(replies=["I think the answer is Toronto Coach Terminal."])
+    llm = ScriptedReplies(replies=["I think the answer is Toronto Coach Terminal."])
     out, steps = run(llm, retriever, agreeing_reader())
     assert steps == ["generate_coq", "trace"]
     assert out["stop_reason"] == "no_chain" and out["nodes"] == []
@@ -257,7 +255,7 @@ def test_malformed_reply_ends_in_a_defined_state(retriever):
 def test_yes_no_task_maps_the_answer_to_a_label(passages):
     chain = "[Query 1]: Did Aristotle use a laptop?\n[Answer 1]: No, laptops came much later."
     retriever = TableRetriever({"Did Aristotle use a laptop?": passages["drew"]})
-    llm = ScriptedChatModel(replies=[chain, "Laptops came later [1]. So the final answer is: No."])
+    llm = ScriptedReplies(replies=[chain, "Laptops came later [1]. So the final answer is: No."])
     out, _ = run(
         llm, retriever, TableReader({}), question="Did Aristotle use a laptop?", task="yesno"
     )
@@ -270,13 +268,13 @@ def test_long_form_verifies_with_rouge_against_the_passage(passages):
     retriever = TableRetriever({"Where was Kevin Drew born?": passages["drew"]})
     reader = TableReader({"p2": ("Toronto", 3.0)})
     close = "Kevin Drew was born in Toronto, in Ontario."
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[chain.format(answer=close), "Drew [1]. So the final answer is Toronto."]
     )
     out, _ = run(llm, retriever, reader, question="Why?", task="longform")
     assert out["nodes"][0].source == "llm"
     far = "Nobody can say anything about that singer."
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[
             chain.format(answer=far),
             chain.format(answer=close),
@@ -289,14 +287,14 @@ def test_long_form_verifies_with_rouge_against_the_passage(passages):
 
 @pytest.mark.parametrize("question", ["", "   \n\t "])
 def test_blank_question_is_rejected_with_a_clear_error(question, retriever):
-    llm = ScriptedChatModel(replies=[])
+    llm = ScriptedReplies(replies=[])
     with pytest.raises(ValueError, match="the question is empty"):
         run(llm, retriever, agreeing_reader(), question=question)
     assert llm.calls == []
 
 
 def test_unknown_task_is_rejected_before_any_llm_call(retriever):
-    llm = ScriptedChatModel(replies=[])
+    llm = ScriptedReplies(replies=[])
     graph = build_graph()
     with pytest.raises(ValueError, match="unknown task 'poetry': choose one of factcheck"):
         graph.invoke(
@@ -310,7 +308,7 @@ def test_unknown_task_is_rejected_before_any_llm_call(retriever):
 
 def test_progress_events_describe_the_run(retriever):
     wrong = GOOD_CHAIN.replace("[Answer 2]: Toronto.", "[Answer 2]: Montreal.")
-    llm = ScriptedChatModel(replies=[wrong, GOOD_CHAIN, TRACE])
+    llm = ScriptedReplies(replies=[wrong, GOOD_CHAIN, TRACE])
     context = Context(llm=llm, retriever=retriever, reader=agreeing_reader())
     events = [
         c["event"]
@@ -323,6 +321,17 @@ def test_progress_events_describe_the_run(retriever):
 
 def test_a_confident_reader_with_no_span_corrects_nothing(retriever):
     reader = TableReader({"p1": ("", 9.0), "p2": ("", 9.0), "p3": ("", 9.0)})
-    llm = ScriptedChatModel(replies=[GOOD_CHAIN, TRACE])
+    llm = ScriptedReplies(replies=[GOOD_CHAIN, TRACE])
     out, _ = run(llm, retriever, reader)
     assert [n.source for n in out["nodes"]] == ["llm", "llm", "llm"]
+
+
+def test_chains_longer_than_the_cap_are_cut_and_the_cut_is_reported(passages):
+    chain = "\n".join(f"[Query {i}]: q{i}?\n[Answer {i}]: a{i}" for i in range(5))
+    llm = ScriptedReplies(replies=[chain, "a [1]. So the final answer is a."])
+    context = Context(
+        llm=llm, retriever=TableRetriever({}), reader=TableReader({}), max_chain_nodes=3
+    )
+    events = list(build_graph().stream({"question": "Q?"}, context=context, stream_mode="custom"))
+    generated = next(e for e in events if e["event"] == "chain_generated")
+    assert (generated["nodes"], generated["dropped"]) == (3, 2)

@@ -10,7 +10,7 @@ from langchain_core.runnables import RunnableLambda
 
 from searchain.context import Context
 from searchain.integrations import searchain_runnable, searchain_tool
-from tests.conftest import ScriptedChatModel, TableReader, TableRetriever
+from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 Q1 = "Where was Kevin Drew born?"
 CHAIN = f"[Query 1]: {Q1}\n[Answer 1]: Toronto."
@@ -19,7 +19,7 @@ TRACE = "Kevin Drew was born in Toronto [1]. So the final answer is Toronto."
 
 def context(passages) -> Context:
     return Context(
-        llm=ScriptedChatModel(replies=[CHAIN, TRACE] * 4),
+        llm=ScriptedReplies(replies=[CHAIN, TRACE] * 4),
         retriever=TableRetriever({Q1: passages["drew"]}),
         reader=TableReader({"p2": ("Toronto", 3.0)}),
     )
@@ -44,7 +44,7 @@ def test_tool_returns_the_cited_answer_sync_and_async(passages):
     assert asyncio.run(tool.ainvoke({"question": Q1})).startswith("Answer: Toronto")
 
 
-class ToolCallingScript(ScriptedChatModel):
+class ToolCallingScript(ScriptedReplies):
     """A scripted chat model that accepts tools, as an agent's model must."""
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ToolCallingScript:

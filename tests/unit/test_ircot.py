@@ -7,7 +7,7 @@ import pytest
 from searchain.context import Context
 from searchain.graph.ircot import build_graph
 from searchain.tools.base import Passage
-from tests.conftest import ScriptedChatModel
+from tests.conftest import ScriptedReplies
 
 
 class CountingRetriever:
@@ -24,7 +24,7 @@ class CountingRetriever:
 
 
 def run(replies, retriever, **ctx):
-    llm = ScriptedChatModel(replies=replies)
+    llm = ScriptedReplies(replies=replies)
     context = Context(llm=llm, retriever=retriever, reader="llm", **ctx)
     steps: list[str] = []
     out = None

@@ -12,7 +12,7 @@ pytest.importorskip("torch", reason="reader models need the 'models' extra (torc
 from searchain.tools.base import Passage
 from searchain.tools.readers import DPRReaderModel, ExtractiveReader, LLMReader
 from searchain.tools.resolve import resolve_reader
-from tests.conftest import ScriptedChatModel
+from tests.conftest import ScriptedReplies
 from tests.tiny_models import make_dpr_reader, make_extractive_reader
 
 PASSAGES = [
@@ -102,7 +102,7 @@ def test_unknown_reader_spec():
 
 
 def test_llm_reader_takes_spans_from_the_passage():
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=["Answer: Toronto\nConfidence: 0.9", "Answer: Paris\nConfidence: 0.95"]
     )
     reader = resolve_reader("llm", llm)

@@ -15,7 +15,7 @@ from searchain.tools import llm as llm_module
 from searchain.tools.dedup import find_duplicate
 from searchain.tools.llm import LocalChatModel, resolve_llm
 from searchain.tools.resolve import resolve_retriever
-from tests.conftest import ScriptedChatModel, TableReader, require
+from tests.conftest import ScriptedReplies, TableReader, require
 
 
 class KeywordRetriever(BaseRetriever):
@@ -41,7 +41,7 @@ def test_langchain_retrievers_plug_in_as_the_backend():
     [hit] = retriever.search("spirit", k=3)
     assert (hit.id, hit.score) == ("d2", 3.5)
     # And the whole graph runs on it.
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[
             "[Query 1]: Where was Kevin Drew born?\n[Answer 1]: Toronto",
             "Toronto [1]. So the final answer is Toronto.",
@@ -110,7 +110,7 @@ def test_semantic_dedup_in_the_graph_skips_rephrased_queries(minilm, passages):
     )
     retriever = TableRetriever({"Where was Kevin Drew born?": passages["drew"]})
     reader = TableReader({"p2": ("Toronto", 3.0)})
-    llm = ScriptedChatModel(
+    llm = ScriptedReplies(
         replies=[first, rephrased, "Toronto [1]. So the final answer is Toronto."]
     )
     out = build_graph().invoke(

@@ -155,7 +155,8 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
     if name.startswith("scripted:"):
         from searchain.tools.scripted import ScriptedChatModel
 
-        return ScriptedChatModel.from_file(name.removeprefix("scripted:"))
+        path = name.removeprefix("scripted:")
+        return load_once(("llm", name), lambda: ScriptedChatModel.from_file(path))
     if ":" in name:
         return load_once(("llm", name), lambda: _init_provider_model(name))
     raise ValueError(

@@ -61,9 +61,11 @@ class Context:
     dedup_threshold: float = 0.9
     """Cosine similarity above which two sub-queries count as the same (semantic dedup)."""
     ircot_k: int = 4
-    """IRCoT: paragraphs retrieved per step (K)."""
+    """IRCoT: paragraphs retrieved per step (K); 0 retrieves nothing (the Direct and CoT
+    baselines, IRCoT's "NoR")."""
     ircot_max_steps: int = 8
-    """IRCoT: reasoning sentences before the answer step is forced."""
+    """IRCoT: reasoning sentences before the answer step is forced; 0 answers right after the
+    first retrieval (the one-step retrieval baseline, "OneR")."""
     ircot_max_paragraphs: int = 15
     """IRCoT: cap on the paragraphs collected (15 in the paper)."""
     ircot_answer: str = "direct"
@@ -71,6 +73,12 @@ class Context:
     approve_corrections: bool = False
     """Pause before each IR correction (``interrupt``) until a human approves or rejects it;
     needs a checkpointer."""
+    verify: bool = True
+    """Let a confident reader correct an answered node; ``False`` is the "SearChain without
+    verification" ablation (IR still supplies the passages Trace cites)."""
+    complete: bool = True
+    """Let IR answer an ``[Unsolved Query]``; ``False`` is the "SearChain without completion"
+    ablation: the LLM is told to answer the query from its own knowledge instead."""
     semantic_dedup: bool = False
     """Also compare sub-queries by sentence embeddings (all-MiniLM-L6-v2), not only by text."""
 
@@ -93,9 +101,9 @@ class Context:
             )
         if self.ircot_answer not in ("direct", "cot"):
             raise ValueError(f"ircot_answer must be direct or cot, got {self.ircot_answer!r}")
-        for name in ("ircot_k", "ircot_max_steps", "ircot_max_paragraphs"):
-            if not 1 <= getattr(self, name) <= 50:
-                raise ValueError(f"{name} must be between 1 and 50, got {getattr(self, name)}")
+        for name, low in (("ircot_k", 0), ("ircot_max_steps", 0), ("ircot_max_paragraphs", 1)):
+            if not low <= getattr(self, name) <= 50:
+                raise ValueError(f"{name} must be between {low} and 50, got {getattr(self, name)}")
         for name in ("alpha", "dedup_threshold"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")

@@ -1,4 +1,9 @@
-"""The IRCoT graph (Trivedi et al., ACL 2023): retrieve ⇄ reason until "answer is", then answer."""
+"""The IRCoT graph (Trivedi et al., ACL 2023): retrieve ⇄ reason until "answer is", then answer.
+
+The same graph runs IRCoT's baselines: with ``ircot_k = 0`` nothing is retrieved and the LLM answers
+at once (Direct or CoT, "NoR"); with ``ircot_max_steps = 0`` it answers after retrieving once
+with the question ("OneR").
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from searchain.context import Context
 from searchain.ircot_state import IRCoTOutput, IRCoTState
 from searchain.nodes.ircot_answer import ircot_answer
 from searchain.nodes.ircot_reason import ircot_reason, route_reason
-from searchain.nodes.ircot_retrieve import ircot_retrieve
+from searchain.nodes.ircot_retrieve import ircot_retrieve, route_retrieve, route_start
 from searchain.state import InputState
 
 # Reasoning steps are bounded by ircot_max_steps (≤ 50): two graph steps each, plus the answer.
@@ -25,8 +30,8 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     builder.add_node("ircot_retrieve", ircot_retrieve)
     builder.add_node("ircot_reason", ircot_reason)
     builder.add_node("ircot_answer", ircot_answer)
-    builder.add_edge(START, "ircot_retrieve")
-    builder.add_edge("ircot_retrieve", "ircot_reason")
+    builder.add_conditional_edges(START, route_start)
+    builder.add_conditional_edges("ircot_retrieve", route_retrieve)
     builder.add_conditional_edges("ircot_reason", route_reason)
     builder.add_edge("ircot_answer", END)
     compiled = builder.compile(checkpointer=checkpointer, name="IRCoT")

@@ -11,14 +11,16 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from searchain.context import MAX_CHAIN_NODES, MAX_ROUNDS, Context
+from searchain.context import MAX_CHAIN_NODES, MAX_ROUNDS, Context, context_of
 from searchain.nodes.complete import complete
 from searchain.nodes.generate_coq import generate_coq
 from searchain.nodes.trace import trace
 from searchain.nodes.traverse import route_traverse, traverse_nodes
 from searchain.nodes.verify import route_verify, verify
+from searchain.prompts import task_prompt
 from searchain.state import InputState, OutputState, State
 
 # Every loop is bounded by counters in state (rounds ≤ r_max, the cursor moves forward through a
@@ -27,9 +29,13 @@ from searchain.state import InputState, OutputState, State
 STEP_BOUND = MAX_ROUNDS * (2 * MAX_CHAIN_NODES + 2) + 2
 
 
-def route_generate(state: State) -> Literal["traverse_nodes", "trace"]:
-    """A fresh chain is traversed; a spent round budget or an empty reply goes to Trace."""
-    return "trace" if state.stop_reason else "traverse_nodes"
+def route_generate(state: State, runtime: Runtime[Context]) -> Literal["traverse_nodes", "trace"]:
+    """A fresh chain is traversed; a spent budget, an empty reply or ``no_ir`` goes to Trace.
+
+    A task without IR (``no_ir``, paper Fig. 8) answers from its one chain as written.
+    """
+    interactive = task_prompt(state.task or context_of(runtime).task).interactive
+    return "trace" if state.stop_reason or not interactive else "traverse_nodes"
 
 
 def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:

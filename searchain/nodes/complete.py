@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from searchain.context import Context
+from searchain.context import Context, context_of
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept
@@ -17,10 +17,18 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Accept the reader's answer for the unsolved node and ask the LLM to continue from it.
 
     Completion does not wait for a confident reader: the LLM has said it does not know, so the
-    passage is the best knowledge available (the paper feeds it back unconditionally).
+    passage is the best knowledge available (the paper feeds it back unconditionally). With
+    ``complete`` off (the ablation) the LLM is told to answer the query itself, and the node stays
+    off the path: the re-planned chain asks it again, with the LLM's own answer, to be verified.
     """
     node = state.current
     assert node is not None  # route_traverse only sends a node here
+    if not context_of(runtime).complete:
+        feedback = render(
+            feedback_template("answer_yourself"), query=node.query, question=state.question
+        )
+        emit(runtime, "completion_skipped", node=node.id)
+        return {"messages": [HumanMessage(feedback)]}
     if node.passage is None:
         feedback = render(
             feedback_template("complete_no_reference"), query=node.query, question=state.question

@@ -17,13 +17,18 @@ from searchain.tools.llm import resolve_llm
 
 
 def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Answer from the paragraphs: the reply itself (Direct) or its "answer is" (CoT)."""
+    """Answer from the paragraphs: the reply itself (Direct) or its "answer is" (CoT).
+
+    With no paragraphs (retrieval off) the prompt asks from the LLM's own knowledge.
+    """
     ctx = context_of(runtime)
     labels = task_prompt(state.task or ctx.task).answer_labels
+    closed_book = "_closed_book" if not state.paragraphs else ""
     prompt = render(
-        feedback_template(f"ircot_answer_{ctx.ircot_answer}"),
+        feedback_template(f"ircot_answer_{ctx.ircot_answer}{closed_book}"),
         paragraphs=format_paragraphs(state.paragraphs),
         question=state.question,
+        answer_instruction=f" The answer must be one of: {', '.join(labels)}." if labels else "",
     )
     reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]).text.strip()
     if ctx.ircot_answer == "cot":

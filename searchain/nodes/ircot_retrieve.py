@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
@@ -15,8 +15,6 @@ from searchain.tools.resolve import resolve_retriever
 def ircot_retrieve(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Add up to K new paragraphs (by id) to the collection, never beyond its cap."""
     ctx = context_of(runtime)
-    if not state.cot and not state.question.strip():
-        raise ValueError("the question is empty: pass a non-blank question")
     query = state.cot[-1] if state.cot else state.question
     retriever = resolve_retriever(
         ctx.retriever, ctx.index, es_url=ctx.es_url, es_index=ctx.es_index
@@ -31,3 +29,22 @@ def ircot_retrieve(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, An
             collected.append(passage)
     emit(runtime, "ircot_retrieved", query=query, paragraphs=len(collected))
     return {"paragraphs": collected, "queries": [*state.queries, query]}
+
+
+def route_start(
+    state: IRCoTState, runtime: Runtime[Context]
+) -> Literal["ircot_retrieve", "ircot_answer"]:
+    """Retrieve first, unless K is 0 (no retrieval: the Direct and CoT baselines).
+
+    Blank input is refused here, before any model or index is touched.
+    """
+    if not state.question.strip():
+        raise ValueError("the question is empty: pass a non-blank question")
+    return "ircot_retrieve" if context_of(runtime).ircot_k else "ircot_answer"
+
+
+def route_retrieve(
+    state: IRCoTState, runtime: Runtime[Context]
+) -> Literal["ircot_reason", "ircot_answer"]:
+    """Reason on the new paragraphs, unless the step budget is spent (0 steps: OneR)."""
+    return "ircot_reason" if state.steps < context_of(runtime).ircot_max_steps else "ircot_answer"

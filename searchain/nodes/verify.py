@@ -23,7 +23,8 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     A correction needs both a confident reader (confidence > θ) and an inconsistent LLM answer;
     an unsure reader never overrides the LLM, which is what keeps IR from misleading it. With
     ``approve_corrections`` the graph first pauses for a human; a rejected correction is kept on
-    the node (``rejected``) and the LLM's answer stands.
+    the node (``rejected``) and the LLM's answer stands. With ``verify`` off (the ablation) no
+    node is ever corrected.
     """
     ctx = context_of(runtime)
     node = state.current
@@ -38,7 +39,8 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha
     )
     step = len(state.path) + 1
-    if confident and not consistent and passage is not None and ctx.approve_corrections:
+    correct = ctx.verify and confident and not consistent and passage is not None
+    if correct and ctx.approve_corrections:
         decision = interrupt(
             {
                 "kind": "approve_correction",
@@ -57,7 +59,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 "nodes": state.with_node(accept(kept, "llm", node.llm_answer, step)),
                 "cursor": state.cursor + 1,
             }
-    if confident and not consistent and passage is not None:
+    if correct and passage is not None:
         emit(runtime, "node_corrected", node=node.id, llm=node.llm_answer, ir=node.reader_answer)
         feedback = render(
             feedback_template("verify"),

@@ -29,6 +29,8 @@ class TaskPrompt:
     """Closed answer set (``yes``/``no``, ``SUPPORTS``/``REFUTES``); empty for free text."""
     long_form: bool = False
     """Verify long-form answers with ROUGE-L against the passage instead of span containment."""
+    interactive: bool = True
+    """Check the chain against IR; ``False`` (``no_ir``) answers from the first chain as written."""
 
 
 def _load(name: str) -> dict[str, object]:
@@ -47,6 +49,7 @@ def _tasks() -> dict[str, TaskPrompt]:
             template=str(table["template"]).strip(),
             answer_labels=tuple(table.get("answer_labels", ())),
             long_form=bool(table.get("long_form", False)),
+            interactive=bool(table.get("interactive", True)),
         )
     return tasks
 

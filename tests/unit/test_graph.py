@@ -335,3 +335,52 @@ def test_chains_longer_than_the_cap_are_cut_and_the_cut_is_reported(passages):
     events = list(build_graph().stream({"question": "Q?"}, context=context, stream_mode="custom"))
     generated = next(e for e in events if e["event"] == "chain_generated")
     assert (generated["nodes"], generated["dropped"]) == (3, 2)
+
+
+def test_without_verification_a_confident_disagreeing_reader_corrects_nothing(retriever):
+    wrong = GOOD_CHAIN.replace("[Answer 2]: Toronto.", "[Answer 2]: Montreal.")
+    llm = ScriptedReplies(replies=[wrong, TRACE])
+    out, steps = run(llm, retriever, agreeing_reader(), verify=False)
+    assert "generate_coq" not in steps[1:] and out["rounds"] == 1
+    assert [n.source for n in out["nodes"]] == ["llm", "llm", "llm"]
+    assert out["nodes"][1].answer == "Montreal." and out["nodes"][1].confidence == 3.0
+    # IR still supplied the passages that Trace cites.
+    assert [r.id for r in out["references"]] == ["p1", "p2", "p3"]
+
+
+def test_without_completion_the_llm_answers_its_unsolved_query_itself(retriever):
+    first = f"""[Query 1]: {Q1}
+[Answer 1]: Kevin Drew.
+[Unsolved Query]: {Q2}"""
+    second = f"""[Query 2]: {Q2}
+[Answer 2]: Toronto.
+[Query 3]: {Q3}
+[Answer 3]: Toronto Coach Terminal.
+[Final Content]: So the final answer is Toronto Coach Terminal."""
+    llm = ScriptedReplies(replies=[first, second, TRACE])
+    out, steps = run(llm, retriever, agreeing_reader(), complete=False)
+    feedback = llm.calls[1][-1].text
+    assert f'Answer "{Q2}" from your own knowledge' in feedback and "<reference>" not in feedback
+    nodes = out["nodes"]
+    # The unsolved node stays off the path; the LLM's own answer, asked again, is verified.
+    assert nodes[1].unsolved and nodes[1].source is None and nodes[1].step is None
+    assert [(n.query, n.source, n.step) for n in nodes if n.step] == [
+        (Q1, "llm", 1),
+        (Q2, "llm", 2),
+        (Q3, "llm", 3),
+    ]
+    assert "completed" not in {n.source for n in nodes}
+    assert out["answer"] == "Toronto Coach Terminal"
+
+
+def test_no_ir_task_answers_from_its_one_chain_without_searching(retriever):
+    llm = ScriptedReplies(replies=[GOOD_CHAIN])
+    graph = build_graph()
+    out = graph.invoke(
+        {"question": Q, "task": "no_ir"},
+        context=Context(llm=llm, retriever=retriever, reader=agreeing_reader()),
+    )
+    assert retriever.queries == [] and len(llm.calls) == 1
+    assert "[Unsolved Query]" not in llm.calls[0][0].text
+    assert out["answer"] == "Toronto" and out["rounds"] == 1
+    assert all(n.source is None for n in out["nodes"]) and not out.get("references")

@@ -106,5 +106,54 @@ def test_cot_answer_step_extracts_the_stated_answer():
 def test_bad_ircot_settings():
     with pytest.raises(ValueError, match="ircot_answer must be direct or cot"):
         Context(ircot_answer="vote")
-    with pytest.raises(ValueError, match="ircot_k must be between 1 and 50"):
-        Context(ircot_k=0)
+    with pytest.raises(ValueError, match="ircot_k must be between 0 and 50"):
+        Context(ircot_k=-1)
+    with pytest.raises(ValueError, match="ircot_max_paragraphs must be between 1 and 50"):
+        Context(ircot_max_paragraphs=0)
+
+
+def test_no_retrieval_answers_closed_book_at_once():
+    """ircot_k = 0: the Direct baseline, one LLM call, no search at all."""
+    retriever = CountingRetriever()
+    out, steps, llm = run(["Giotto"], retriever, ircot_k=0)
+    assert steps == ["ircot_answer"] and retriever.queries == []
+    assert out["answer"] == "Giotto" and not out.get("paragraphs")
+    assert "<reference>" not in llm.calls[0][0].text
+    assert "Question: Who influenced Lorenzo Monaco?" in llm.calls[0][0].text
+
+
+def test_closed_book_cot_extracts_the_answer():
+    out, steps, _ = run(
+        ["Lorenzo trained in Florence. So the answer is: Giotto."],
+        CountingRetriever(),
+        ircot_k=0,
+        ircot_answer="cot",
+    )
+    assert steps == ["ircot_answer"] and out["answer"] == "Giotto"
+
+
+def test_one_step_retrieval_answers_after_the_first_search():
+    """ircot_max_steps = 0: OneR, K paragraphs for the question, then the answer."""
+    retriever = CountingRetriever()
+    out, steps, llm = run(["Giotto"], retriever, ircot_max_steps=0, ircot_k=3)
+    assert steps == ["ircot_retrieve", "ircot_answer"]
+    assert retriever.queries == [("Who influenced Lorenzo Monaco?", 3)]
+    assert len(out["paragraphs"]) == 3 and not out.get("cot") and len(llm.calls) == 1
+
+
+def test_label_tasks_name_their_labels_in_the_answer_prompt():
+    llm = ScriptedReplies(replies=["no"])
+    out = build_graph().invoke(
+        {"question": "Did Aristotle use a laptop?", "task": "yesno"},
+        context=Context(llm=llm, retriever=CountingRetriever(), ircot_k=0),
+    )
+    assert "The answer must be one of: yes, no." in llm.calls[0][0].text
+    assert out["answer"] == "no"
+
+
+def test_blank_question_is_refused_before_any_call():
+    llm = ScriptedReplies(replies=[])
+    with pytest.raises(ValueError, match="question is empty"):
+        build_graph().invoke(
+            {"question": "  "}, context=Context(llm=llm, retriever=CountingRetriever(), ircot_k=0)
+        )

@@ -34,6 +34,8 @@ from searchain.text import normalize_answer
 from searchain.tools.base import Passage, ReaderAnswer
 
 _QUESTION = re.compile(r'.*\[Question\]: "(?P<q>[^\n]*)"\s*$', re.S)  # the last [Question]
+_TRACE_QUESTION = re.compile(r'final content for \[Question\]: "(?P<q>[^\n]*)" using')
+_REF = re.compile(r"#(\d+)")
 _OFFER = re.compile(r'the answer for "(?P<query>.*?)" should be "(?P<answer>.*?)"', re.S)
 
 
@@ -59,6 +61,23 @@ def _hops(record: Record, raw: dict[str, Any]) -> list[_Hop]:
         pattern = re.compile(".+".join(map(re.escape, parts)))
         hops.append(_Hop(template, hop.answer, hop.gold, pattern))
     return hops
+
+
+def _step_answer(step: str, hop: _Hop | None, earlier: list[str]) -> str:
+    """The answer part of a Trace step line "QUERY ANSWER".
+
+    The query of a hop is its gold template with the earlier steps' answers substituted (as the
+    chain asked it), which tells where the answer starts; a step that asks no known hop, or
+    whose query does not match, falls back to its last word.
+    """
+    words = step.split()
+    split = len(words) - 1
+    refs = [int(k) for k in _REF.findall(hop.template)] if hop else []
+    if hop is not None and all(k <= len(earlier) for k in refs):
+        asked = normalize_answer(_REF.sub(lambda m: earlier[int(m.group(1)) - 1], hop.template))
+        prefixes = range(len(words) - 1, 0, -1)  # longest first: "…X ?" keeps its "?"
+        split = next((i for i in prefixes if normalize_answer(" ".join(words[:i])) == asked), split)
+    return " ".join(words[split:]).rstrip(".")
 
 
 class SimulatedLLM(BaseChatModel):
@@ -132,13 +151,19 @@ class SimulatedLLM(BaseChatModel):
         lines.append(f"[Final Content]: So the final answer is {answers[-1]}.")
         return "\n".join(lines)
 
-    @staticmethod
-    def _trace(prompt: str) -> str:
-        steps = re.findall(r"^\[(\d+)\] .*?\?? (.*)$", prompt, re.M)
-        if not steps:
+    def _trace(self, prompt: str) -> str:
+        """Cite every step and answer with the last step's answer."""
+        found = _TRACE_QUESTION.search(prompt)
+        entry = self._records.get(normalize_answer(found.group("q"))) if found else None
+        hops = entry[1] if entry else []
+        answers: list[str] = []
+        for n, rest in re.findall(r"^\[(\d+)\] (.*)$", prompt, re.M):
+            hop = hops[int(n) - 1] if int(n) <= len(hops) else None
+            answers.append(_step_answer(rest, hop, answers))
+        if not answers:
             return "So the final answer is unknown."
-        cited = " ".join(f"{answer.rstrip('.')} [{n}]." for n, answer in steps)
-        return f"{cited} So the final answer is {steps[-1][1].rstrip('.')}."
+        cited = " ".join(f"{answer} [{n}]." for n, answer in enumerate(answers, 1))
+        return f"{cited} So the final answer is {answers[-1]}."
 
     @staticmethod
     def _reply(text: str) -> ChatResult:

@@ -157,6 +157,11 @@ class ElasticRetriever:
             for hit in response["hits"]["hits"]
         ]
 
+    def exists(self) -> bool:
+        """Whether the index (or alias) exists."""
+        name = self.settings.index
+        return bool(self._call("check", lambda: self.client.indices.exists(index=name)))
+
     def count(self) -> int:
         """Number of passages in the index."""
         response = self._call("count", lambda: self.client.count(index=self.settings.index))

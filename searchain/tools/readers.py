@@ -215,6 +215,10 @@ _LLM_ANSWER = re.compile(r"answer\s*[:：]\s*(?P<answer>[^\n]*)", re.I)
 _LLM_CONFIDENCE = re.compile(r"confidence\s*[:：]\s*(?P<conf>[0-9]*\.?[0-9]+)", re.I)
 
 
+READER_TAG = "searchain:reader"
+"""Tag on the chat calls an :class:`LLMReader` makes."""
+
+
 class LLMReader:
     """The chat model itself reads the passage (no reader weights needed)."""
 
@@ -233,7 +237,8 @@ class LLMReader:
             ]
             for p in passages
         ]
-        replies = self.llm.batch(prompts) if prompts else []
+        # Tagged so that usage accounting can tell reading apart from reasoning.
+        replies = self.llm.batch(prompts, config={"tags": [READER_TAG]}) if prompts else []
         return [
             self.parse(r.text, p.as_reference()) for r, p in zip(replies, passages, strict=True)
         ]

@@ -82,13 +82,14 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
 
     ``dpr`` and ``extractive`` use their default models, ``dpr:NAME_OR_DIR`` and
     ``extractive:NAME_OR_DIR`` others; a model directory alone is recognised by its config;
-    ``llm`` reads with the chat model ``llm``. Any object with ``read`` is used as is.
+    ``llm`` reads with the chat model ``llm``, ``llm:SPEC`` with another one (``llm:local`` reads
+    with SmolLM2 whatever the reasoning LLM is). Any object with ``read`` is used as is.
     """
     if isinstance(spec, Reader):
         return spec
     name, _, arg = spec.partition(":")
-    if name == "llm" and not arg:
-        return LLMReader(resolve_llm(llm))
+    if name == "llm":
+        return LLMReader(resolve_llm(arg or llm))
     if name not in ("dpr", "extractive") and Path(spec).is_dir():
         name, arg = reader_kind(spec), spec
     if name == "dpr":
@@ -96,6 +97,6 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
     if name == "extractive":
         return load_once(("reader", spec), lambda: ExtractiveReader(arg or None))
     raise ValueError(
-        f"unknown reader {spec!r}: use dpr, extractive, llm, dpr:DIR, extractive:DIR or a model "
-        "directory"
+        f"unknown reader {spec!r}: use dpr, extractive, llm, llm:SPEC, dpr:DIR, extractive:DIR "
+        "or a model directory"
     )

@@ -359,6 +359,7 @@ def test_without_completion_the_llm_answers_its_unsolved_query_itself(retriever)
 [Final Content]: So the final answer is Toronto Coach Terminal."""
     llm = ScriptedReplies(replies=[first, second, TRACE])
     out, steps = run(llm, retriever, agreeing_reader(), complete=False)
+    assert steps[3:6] == ["traverse_nodes", "complete", "generate_coq"]
     feedback = llm.calls[1][-1].text
     assert f'Answer "{Q2}" from your own knowledge' in feedback and "<reference>" not in feedback
     nodes = out["nodes"]

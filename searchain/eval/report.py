@@ -1,0 +1,293 @@
+"""``searchain report``: compare evaluation runs in a markdown table and PNG plots.
+
+The analyses follow Xu et al. (WWW 2024): answer metrics by method; where knowledge came from
+(Table 2); questions where IR helped or misled, against SearChain without IR (Table 3); reasoning
+steps (Table 4); LLM words in and out, rounds and wall time (Table 5). With the simulated models,
+hop-level correction precision and recall and the misleading rate are added, and every table and
+plot says "SIMULATED".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from searchain.eval.runner import read_results
+
+Run = tuple[tuple[str, Any], ...]
+"""A run's configuration as a hashable key."""
+NO_IR = "searchain-no-ir"
+INTERACTIVE = ("searchain", "searchain-no-verify", "searchain-no-complete")
+SOURCES = ("llm", "corrected", "completed")
+
+
+def load_runs(paths: Sequence[Path]) -> dict[Run, list[dict[str, Any]]]:
+    """Results grouped by run configuration, each question once (the last line wins)."""
+    if not paths:
+        raise ValueError("give at least one results file")
+    runs: dict[Run, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for path in paths:
+        if not path.is_file():
+            raise ValueError(f"results file {path} does not exist")
+        for _, result in read_results(path):
+            runs[tuple(result["config"].items())][result["id"]] = result
+    if not runs:
+        raise ValueError(f"no results in {', '.join(map(str, paths))}")
+    return {run: list(by_id.values()) for run, by_id in runs.items()}
+
+
+def main_metric(result: dict[str, Any]) -> float:
+    """Cover-EM for questions, accuracy for yes/no and fact checking."""
+    metrics = result["metrics"]
+    return metrics["accuracy"] if "accuracy" in metrics else metrics["cover_em"]
+
+
+def _mean(values: list[float]) -> float | None:
+    return mean(values) if values else None
+
+
+def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-run means, knowledge-source shares and (where hops matched) correction figures."""
+    metric_names = sorted({name for r in results for name in r["metrics"]})
+    summary: dict[str, Any] = {
+        "n": len(results),
+        "main": _mean([main_metric(r) for r in results]),
+        **{
+            name: _mean([r["metrics"][name] for r in results if name in r["metrics"]])
+            for name in metric_names
+        },
+        "rounds": _mean([r["rounds"] for r in results]),
+        "steps": _mean([r["steps"] for r in results]),
+        "llm_calls": _mean([r["usage"]["llm"]["calls"] for r in results]),
+        "words_in": _mean([r["usage"]["llm"]["words_in"] for r in results]),
+        "words_out": _mean([r["usage"]["llm"]["words_out"] for r in results]),
+        "seconds": _mean([r["seconds"] for r in results]),
+    }
+    counts = {s: sum(r.get("knowledge_sources", {}).get(s, 0) for r in results) for s in SOURCES}
+    total = sum(counts.values())
+    summary["sources"] = {s: counts[s] / total for s in SOURCES} if total else None
+    hops = [h for r in results for h in r.get("hops", [])]
+    if hops:
+        summary["hops"] = hop_figures(hops)
+    return summary
+
+
+def hop_figures(hops: list[dict[str, Any]]) -> dict[str, Any]:
+    """Correction precision and recall, and the misleading rate, over gold-matched hops.
+
+    Precision: corrections that turned a wrong LLM answer into the gold one, of all corrections.
+    Recall: wrong LLM answers corrected into the gold one, of the wrong answers Verify saw.
+    Misleading: right LLM answers a correction turned wrong, of the right answers Verify saw.
+    """
+    verified = [h for h in hops if h["source"] != "completed"]
+    corrected = [h for h in verified if h["source"] == "corrected"]
+    wrong = [h for h in verified if not h["llm_right"]]
+    right = [h for h in verified if h["llm_right"]]
+    fixed = [h for h in corrected if h["final_right"] and not h["llm_right"]]
+    misled = [h for h in corrected if h["llm_right"] and not h["final_right"]]
+    return {
+        "corrections": len(corrected),
+        "precision": len(fixed) / len(corrected) if corrected else None,
+        "recall": len(fixed) / len(wrong) if wrong else None,
+        "wrong_hops": len(wrong),
+        "misleading": len(misled) / len(right) if right else None,
+        "right_hops": len(right),
+        "completions": len(hops) - len(verified),
+    }
+
+
+def ir_effect(
+    runs: dict[Run, list[dict[str, Any]]], run: Run
+) -> tuple[float, float, int, Run] | None:
+    """Share of questions IR helped and misled in ``run``, against SearChain without IR.
+
+    The baseline is the ``searchain-no-ir`` run with the same data, LLM and simulation
+    settings; only questions both answered count. ``None`` when there is no such run.
+    """
+    config = dict(run)
+    for other in runs:
+        base = dict(other)
+        same = all(base[k] == config[k] for k in config if k not in ("method", "reader", "backend"))
+        if base["method"] == NO_IR and same:
+            without = {r["id"]: main_metric(r) for r in runs[other]}
+            pairs = [(without[r["id"]], main_metric(r)) for r in runs[run] if r["id"] in without]
+            if not pairs:
+                return None
+            helped = sum(1 for before, after in pairs if before < 0.5 <= after)
+            misled = sum(1 for before, after in pairs if after < 0.5 <= before)
+            return helped / len(pairs), misled / len(pairs), len(pairs), other
+    return None
+
+
+def label(run: Run, varying: set[str]) -> str:
+    """A short name for a run: its method, then the settings that differ between runs."""
+    config = dict(run)
+    parts = [config["method"]] + [
+        f"{k}={config[k]}" for k in sorted(varying - {"method"}) if config[k] is not None
+    ]
+    text = " ".join(parts)
+    return f"{text} (simulated)" if "simulated" in (config["llm"], config["reader"]) else text
+
+
+def _fmt(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{100 * value:.1f}%" if percent else f"{value:.3f}" if value < 10 else f"{value:.0f}"
+
+
+def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
+    """Write ``report.md`` and the PNG plots into ``out``; return the files written."""
+    runs = load_runs(paths)
+    keys = list(dict(next(iter(runs))).keys())
+    varying = {k for k in keys if len({dict(r).get(k) for r in runs}) > 1}
+    names = {run: label(run, varying) for run in runs}
+    summaries = {run: summarize(results) for run, results in runs.items()}
+    simulated = any(names[run].endswith("(simulated)") for run in runs)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = ["# searchain evaluation report", ""]
+    if simulated:
+        lines += [
+            "**SIMULATED**: runs marked *(simulated)* used the simulated LLM and/or reader "
+            "(answers drawn from MuSiQue's gold decompositions); they measure retrieval and "
+            "SearChain's decision logic, not a language model.",
+            "",
+        ]
+    lines += [
+        "Main metric: cover-EM (questions), accuracy (yes/no, fact checking). Recall: gold "
+        "paragraphs among those retrieved. Words and calls: the reasoning LLM, per question.",
+        "",
+        "| run | dataset | split | llm | reader | n | main | EM | F1 | recall | rounds | steps "
+        "| LLM calls | words in | words out | s/question |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for run, s in summaries.items():
+        c = dict(run)
+        lines.append(
+            f"| {names[run]} | {c['dataset']} | {c['split']} | {c['llm']} | {c['reader']} "
+            f"| {s['n']} | {_fmt(s['main'])} | {_fmt(s.get('em'))} | {_fmt(s.get('f1'))} "
+            f"| {_fmt(s.get('paragraph_recall'))} | {_fmt(s['rounds'])} | {_fmt(s['steps'])} "
+            f"| {_fmt(s['llm_calls'])} | {_fmt(s['words_in'])} | {_fmt(s['words_out'])} "
+            f"| {_fmt(s['seconds'])} |"
+        )
+    interactive = [run for run in runs if dict(run)["method"] in INTERACTIVE]
+    if interactive:
+        lines += [
+            "",
+            "## Where knowledge came from (reasoning steps, Table 2)",
+            "",
+            "| run | LLM | corrected by IR | completed by IR |",
+            "|---|---|---|---|",
+        ]
+        for run in interactive:
+            shares = summaries[run]["sources"] or {}
+            lines.append(
+                f"| {names[run]} | "
+                + " | ".join(_fmt(shares.get(s), percent=True) for s in SOURCES)
+                + " |"
+            )
+        lines += [
+            "",
+            "## IR helped / misled, against SearChain without IR (Table 3)",
+            "",
+            "| run | baseline | questions | IR helped | IR misled |",
+            "|---|---|---|---|---|",
+        ]
+        for run in interactive:
+            effect = ir_effect(runs, run)
+            if effect is None:
+                lines.append(f"| {names[run]} | no {NO_IR} run to compare with | – | – | – |")
+                continue
+            helped, misled, n, base = effect
+            lines.append(
+                f"| {names[run]} | {names[base]} | {n} | {_fmt(helped, percent=True)} "
+                f"| {_fmt(misled, percent=True)} |"
+            )
+    hop_runs = [run for run in runs if "hops" in summaries[run]]
+    if hop_runs:
+        lines += [
+            "",
+            "## Verify at the hop level (gold sub-questions)",
+            "",
+            "| run | corrections | precision | recall (of wrong hops) | misleading (of right "
+            "hops) | completions |",
+            "|---|---|---|---|---|---|",
+        ]
+        for run in hop_runs:
+            h = summaries[run]["hops"]
+            lines.append(
+                f"| {names[run]} | {h['corrections']} | {_fmt(h['precision'])} "
+                f"| {_fmt(h['recall'])} ({h['wrong_hops']}) | {_fmt(h['misleading'])} "
+                f"({h['right_hops']}) | {h['completions']} |"
+            )
+    plots = _plots(runs, names, summaries, out, simulated)
+    lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
+    report = out / "report.md"
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [report, *plots]
+
+
+def _plots(
+    runs: dict[Run, list[dict[str, Any]]],
+    names: dict[Run, str],
+    summaries: dict[Run, dict[str, Any]],
+    out: Path,
+    simulated: bool,
+) -> list[Path]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            "searchain report draws plots with matplotlib: pip install 'searchain[eval]'"
+        ) from None
+    tag = "SIMULATED — " if simulated else ""
+    order = list(runs)
+    labels = [names[run] for run in order]
+    written = []
+
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(order)), 4))
+    ax.bar(range(len(order)), [summaries[run]["main"] or 0 for run in order], color="#4c72b0")
+    ax.set_xticks(range(len(order)), labels, rotation=30, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("cover-EM / accuracy")
+    ax.set_title(f"{tag}main metric by method")
+    written.append(_save(fig, out / "metric_by_method.png"))
+
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(order)), 4))
+    bottom = [0.0] * len(order)
+    for source, color in zip(SOURCES, ("#4c72b0", "#dd8452", "#55a868"), strict=True):
+        shares = [(summaries[run]["sources"] or {}).get(source, 0.0) for run in order]
+        ax.bar(range(len(order)), shares, bottom=bottom, label=source, color=color)
+        bottom = [b + s for b, s in zip(bottom, shares, strict=True)]
+    ax.set_xticks(range(len(order)), labels, rotation=30, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("share of reasoning steps")
+    ax.set_title(f"{tag}knowledge sources")
+    ax.legend()
+    written.append(_save(fig, out / "knowledge_sources.png"))
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    top = max(r["rounds"] for results in runs.values() for r in results)
+    bins = [x - 0.5 for x in range(top + 2)]
+    for run in order:
+        ax.hist([r["rounds"] for r in runs[run]], bins=bins, histtype="step", label=names[run])
+    ax.set_xlabel("rounds per question (SearChain: chains; IRCoT: retrievals)")
+    ax.set_ylabel("questions")
+    ax.set_title(f"{tag}rounds")
+    ax.legend(fontsize="small")
+    written.append(_save(fig, out / "rounds_histogram.png"))
+    return written
+
+
+def _save(fig: Any, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

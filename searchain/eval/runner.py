@@ -1,0 +1,241 @@
+"""``searchain eval``: run a method over a data set split, one JSON line per question.
+
+A results file is append-only and self-describing: every line carries the run's configuration
+(:class:`EvalSpec`), so a file never mixes runs, a killed run resumes by skipping the questions
+already written, and ``searchain report`` can compare files without any other bookkeeping.
+Questions run concurrently through the graphs' async API; each line is written as soon as its
+question finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from searchain.eval.datasets import Record
+from searchain.eval.metrics import cover_em, exact_match, f1, label_accuracy, paragraph_recall
+from searchain.eval.usage import UsageCounter
+from searchain.methods import Method, get_method
+from searchain.text import normalize_answer
+from searchain.tools.base import Passage
+
+SIMULATED = "simulated"
+"""The LLM and reader spec of the simulated models (MuSiQue only; see ``eval.simulated``)."""
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """What a run is; recorded in every line, and results of different specs never mix."""
+
+    dataset: str
+    """Data set name (musique, hotpotqa, 2wikimultihopqa, strategyqa, fever)."""
+    split: str
+    """``tune`` (first 100) or ``report`` (last 100)."""
+    method: str
+    """Method name (see :data:`searchain.methods.METHODS`)."""
+    llm: str
+    """LLM spec, or ``simulated``."""
+    reader: str
+    """Reader spec, or ``simulated``."""
+    backend: str
+    """``embedded`` or ``elasticsearch``."""
+    p: float | None = None
+    """Simulated LLM: probability of a wrong hop answer."""
+    u: float | None = None
+    """Simulated LLM: probability of an ``[Unsolved Query]`` hop."""
+    seed: int | None = None
+    """Simulated LLM: seed of its draws."""
+
+    @property
+    def simulated(self) -> bool:
+        """Whether a simulated model takes part (then every output must say so)."""
+        return SIMULATED in (self.llm, self.reader)
+
+
+def read_results(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The ``(line number, result)`` pairs of a results file; one clear error for a bad line."""
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                result = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"{path} line {number} is not valid JSON ({exc.msg}): a run killed mid-write "
+                    "leaves a partial last line; delete that line and run again"
+                ) from None
+            if not isinstance(result, dict) or not {"config", "id", "metrics"} <= result.keys():
+                raise ValueError(
+                    f"{path} line {number} is not a searchain eval result (no config, id and "
+                    "metrics)"
+                )
+            yield number, result
+
+
+def done_ids(out: Path, spec: EvalSpec) -> set[str]:
+    """Ids already answered in ``out`` by this very configuration; refuse a file of another."""
+    if not out.exists():
+        return set()
+    wanted = asdict(spec)
+    done = set()
+    for number, result in read_results(out):
+        if result["config"] != wanted:
+            differs = sorted(k for k in wanted if result["config"].get(k) != wanted[k])
+            found = ", ".join(f"{k}={result['config'].get(k)!r}" for k in differs)
+            raise ValueError(
+                f"{out} holds results of another run configuration (line {number}: {found}): "
+                "write to another --out file"
+            )
+        done.add(result["id"])
+    return done
+
+
+def score(record: Record, prediction: str, retrieved: list[Passage] | None) -> dict[str, float]:
+    """The record's metrics: answer metrics by task, and gold-paragraph recall where it applies."""
+    if record.task in ("yesno", "factcheck"):
+        metrics = {"accuracy": label_accuracy(prediction, record.answers[0])}
+    else:
+        metrics = {
+            "cover_em": cover_em(prediction, record.answers),
+            "em": exact_match(prediction, record.answers),
+            "f1": f1(prediction, record.answers),
+        }
+    if retrieved is not None and record.gold_paragraphs:
+        found = [(p.title, p.text) for p in retrieved]
+        metrics["paragraph_recall"] = paragraph_recall(found, record.gold_paragraphs)
+    return metrics
+
+
+def hop_outcomes(record: Record, path: list[Any]) -> list[dict[str, Any]]:
+    """For each reasoning step that asks a gold hop: where its answer came from, right or not.
+
+    Matching is on the normalised sub-question, earlier gold answers substituted (what the
+    simulated LLM asks when it answered earlier hops right); with a real LLM few steps match.
+    """
+    gold = {normalize_answer(h.question): (i, h.answer) for i, h in enumerate(record.hops, 1)}
+    outcomes = []
+    for node in path:
+        hop = gold.get(normalize_answer(node.query))
+        if hop is None:
+            continue
+        outcomes.append(
+            {
+                "hop": hop[0],
+                "source": node.source,
+                "llm_right": bool(node.llm_answer) and cover_em(node.llm_answer, [hop[1]]) == 1,
+                "final_right": cover_em(node.answer, [hop[1]]) == 1,
+            }
+        )
+    return outcomes
+
+
+def result_line(
+    spec: EvalSpec,
+    method: Method,
+    record: Record,
+    output: dict[str, Any],
+    usage: UsageCounter,
+    seconds: float,
+) -> dict[str, Any]:
+    """One results line for ``record`` from the graph's ``output``."""
+    prediction = output.get("answer", "")
+    line: dict[str, Any] = {
+        "config": asdict(spec),
+        "simulated": spec.simulated,
+        "id": record.id,
+        "question": record.question,
+        "answers": list(record.answers),
+        "task": record.task,
+        "prediction": prediction,
+    }
+    if method.graph == "ircot":
+        retrieved: list[Passage] = output.get("paragraphs", [])
+        steps = output.get("steps", 0)
+        rounds = len(output.get("queries", []))  # retrieval rounds
+        extra: dict[str, Any] = {"cot": output.get("cot", [])}
+        searched = method.settings.get("ircot_k", 1) > 0
+    else:
+        nodes = output.get("nodes", [])
+        path = sorted((n for n in nodes if n.step is not None), key=lambda n: n.step)
+        branches = output.get("branches", [])
+        retrieved = list({n.passage.id: n.passage for n in nodes if n.passage}.values())
+        steps = len(path) if path else len(branches[-1].nodes) if branches else 0
+        rounds = output.get("rounds", 0)
+        sources = Counter(n.source for n in path)
+        extra = {
+            "knowledge_sources": {s: sources[s] for s in ("llm", "corrected", "completed")},
+            "stop_reason": output.get("stop_reason", ""),
+            "hops": hop_outcomes(record, path),
+        }
+        searched = method.task != "no_ir"
+    line["metrics"] = score(record, prediction, retrieved if searched else None)
+    line.update(
+        rounds=rounds,
+        steps=steps,
+        **extra,
+        sources=[{"id": p.id, "title": p.title} for p in retrieved],
+        usage=usage.totals(),
+        seconds=round(seconds, 3),
+    )
+    return line
+
+
+async def run_records(
+    spec: EvalSpec,
+    records: list[Record],
+    context: Any,
+    out: Path,
+    *,
+    concurrency: int = 1,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> int:
+    """Answer ``records`` not yet in ``out``, appending one line each; return how many ran.
+
+    At most ``concurrency`` questions run at once. A question that fails stops the run (the
+    others are cancelled); every line written before stays, so running again resumes.
+    ``on_start`` hears how many of ``records`` were already done, ``on_result`` each new line.
+    """
+    if concurrency < 1:
+        raise ValueError(f"--concurrency must be at least 1, got {concurrency}")
+    method = get_method(spec.method)
+    graph = method.compiled()
+    done = done_ids(out, spec)
+    todo = [r for r in records if r.id not in done]
+    if on_start is not None:
+        on_start(len(records) - len(todo))
+    gate = asyncio.Semaphore(concurrency)
+
+    async def answer(record: Record) -> dict[str, Any]:
+        async with gate:
+            usage = UsageCounter()
+            started = time.perf_counter()
+            output = await graph.ainvoke(
+                {"question": record.question, "task": method.task or record.task},
+                config={"callbacks": [usage]},
+                context=context,
+            )
+            return result_line(spec, method, record, output, usage, time.perf_counter() - started)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tasks = [asyncio.ensure_future(answer(record)) for record in todo]
+    try:
+        with out.open("a", encoding="utf-8") as sink:
+            for finished in asyncio.as_completed(tasks):
+                line = await finished
+                sink.write(json.dumps(line, ensure_ascii=False) + "\n")
+                sink.flush()
+                if on_result is not None:
+                    on_result(line)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return len(todo)

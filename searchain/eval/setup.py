@@ -1,0 +1,107 @@
+"""Everything an evaluation run needs before its first question: checked, built, loaded.
+
+Bad input (unknown names, a data set a method or the simulated models cannot serve, a missing
+index or server) fails here in one line, before any question is answered.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from searchain.context import Context
+from searchain.eval.datasets import Record, load_records, pooled_corpus, records
+from searchain.eval.runner import SIMULATED, EvalSpec
+from searchain.methods import get_method
+
+DEFAULT_INDEX = Path(".searchain/pooled-index")
+"""Where the embedded index of the pooled corpus is built on first use."""
+
+
+def check(spec: EvalSpec) -> None:
+    """Reject a spec no run could honour, naming the fix."""
+    method = get_method(spec.method)
+    if spec.split not in ("tune", "report"):
+        raise ValueError(f"unknown split {spec.split!r}: use tune or report")
+    if spec.backend not in ("embedded", "elasticsearch"):
+        raise ValueError(f"unknown backend {spec.backend!r}: use embedded or elasticsearch")
+    if spec.simulated and spec.dataset != "musique":
+        raise ValueError(
+            "the simulated LLM and reader answer from MuSiQue's gold decompositions: "
+            "use --dataset musique"
+        )
+    if spec.llm != SIMULATED and (spec.p is not None or spec.u is not None):
+        raise ValueError("--p and --u set the simulated LLM: pass --llm simulated")
+    if method.task == "no_ir" and spec.dataset not in ("musique", "hotpotqa", "2wikimultihopqa"):
+        raise ValueError(
+            f"{spec.method} has the paper's question-answering prompt only (Fig. 8): use "
+            "musique, hotpotqa or 2wikimultihopqa"
+        )
+
+
+def eval_records(root: Path, spec: EvalSpec, limit: int | None = None) -> list[Record]:
+    """The questions of the run: the split, its first ``limit`` when given."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"--limit must be at least 1, got {limit}")
+    return load_records(root, spec.dataset, spec.split)[:limit]  # type: ignore[arg-type]
+
+
+def pooled_index(root: Path, path: Path) -> Any:
+    """The embedded BM25 index of the pooled corpus at ``path``, built there on first use."""
+    from searchain.tools.bm25 import BM25Index
+
+    if not path.exists():
+        BM25Index.build(pooled_corpus(root), path)
+    return BM25Index.load(path)
+
+
+def elastic_index(root: Path, url: str, index: str) -> Any:
+    """The Elasticsearch index of the pooled corpus, built on first use."""
+    from searchain.tools.elastic import ElasticRetriever, ElasticSettings
+
+    retriever = ElasticRetriever(ElasticSettings(url=url, index=index))
+    if not retriever.exists():
+        retriever.build(pooled_corpus(root))
+    return retriever
+
+
+def eval_context(
+    root: Path,
+    spec: EvalSpec,
+    *,
+    index: Path = DEFAULT_INDEX,
+    es_url: str = "",
+    es_index: str = "searchain-eval",
+) -> Context:
+    """The run's context with every component built and loaded (the simulated ones included)."""
+    from searchain.tools.llm import resolve_llm
+    from searchain.tools.resolve import resolve_reader
+
+    check(spec)
+    llm: Any = spec.llm
+    reader: Any = spec.reader
+    if spec.simulated:
+        from searchain.eval.simulated import SimulatedLLM, SimulatedReader
+
+        pairs = list(
+            zip(
+                load_records(root, "musique", spec.split),  # type: ignore[arg-type]
+                records(root, "musique", spec.split),  # type: ignore[arg-type]
+                strict=True,
+            )
+        )
+        if spec.llm == SIMULATED:
+            llm = SimulatedLLM.for_records(
+                pairs, p=spec.p or 0.0, u=spec.u or 0.0, seed=spec.seed or 0
+            )
+        if spec.reader == SIMULATED:
+            reader = SimulatedReader(pairs)
+    llm = resolve_llm(llm)
+    reader = resolve_reader(reader, llm)
+    if hasattr(reader, "load"):
+        reader.load()
+    if spec.backend == "embedded":
+        retriever = pooled_index(root, index)
+    else:
+        retriever = elastic_index(root, es_url, es_index)
+    return get_method(spec.method).context(llm=llm, retriever=retriever, reader=reader)

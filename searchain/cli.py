@@ -268,7 +268,8 @@ def evaluate(
     split: Annotated[str, typer.Option(help="tune (first 100) or report (last 100).")] = "tune",
     llm: Annotated[str, typer.Option(help="An LLM spec (as for ask), or simulated.")] = "auto",
     reader: Annotated[
-        str, typer.Option(help="A reader spec (as for ask; llm:local), or simulated.")
+        str,
+        typer.Option(help="SearChain methods: a reader spec (as for ask; llm:local), simulated."),
     ] = "dpr",
     backend: BackendOption = "embedded",
     index: Annotated[
@@ -302,14 +303,16 @@ def evaluate(
     from searchain.eval.report import summarize
     from searchain.eval.runner import SIMULATED, EvalSpec, done_ids, read_results, run_records
     from searchain.eval.setup import check, eval_context, eval_records
+    from searchain.methods import get_method
 
     simulated_llm = llm == SIMULATED
+    reads = get_method(method).graph == "searchain"  # IRCoT's family answers with the LLM
     spec = EvalSpec(
         dataset=dataset,
         split=split,
         method=method,
         llm=llm,
-        reader=reader,
+        reader=reader if reads else "none",
         backend=backend,
         p=(p or 0.0) if simulated_llm else p,
         u=(u or 0.0) if simulated_llm else u,

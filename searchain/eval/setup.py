@@ -97,11 +97,15 @@ def eval_context(
         if spec.reader == SIMULATED:
             reader = SimulatedReader(pairs)
     llm = resolve_llm(llm)
-    reader = resolve_reader(reader, llm)
-    if hasattr(reader, "load"):
-        reader.load()
+    method = get_method(spec.method)
+    if method.graph == "searchain":
+        reader = resolve_reader(reader, llm)
+        if hasattr(reader, "load"):
+            reader.load()
     if spec.backend == "embedded":
         retriever = pooled_index(root, index)
     else:
         retriever = elastic_index(root, es_url, es_index)
-    return get_method(spec.method).context(llm=llm, retriever=retriever, reader=reader)
+    if method.graph != "searchain":
+        return method.context(llm=llm, retriever=retriever)
+    return method.context(llm=llm, retriever=retriever, reader=reader)

@@ -17,6 +17,8 @@ from searchain.tools.base import Passage
 from searchain.tools.llm import resolve_llm
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+# Only the first sentence is kept, so generation stops where one ends.
+SENTENCE_STOP = [". ", ".\n", "? ", "! "]
 ANSWER_MARK = re.compile(r"answer is", re.IGNORECASE)
 
 
@@ -35,7 +37,7 @@ def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         question=state.question,
         cot=" ".join(state.cot) or "(none yet)",
     )
-    reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]).text.strip()
+    reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)], stop=SENTENCE_STOP).text.strip()
     sentence = _SENTENCE_END.split(reply, maxsplit=1)[0].strip() if reply else ""
     emit(runtime, "ircot_reasoned", step=state.steps + 1, sentence=sentence)
     return {"cot": [*state.cot, sentence], "steps": state.steps + 1}
@@ -44,9 +46,16 @@ def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
 def route_reason(
     state: IRCoTState, runtime: Runtime[Context]
 ) -> Literal["ircot_retrieve", "ircot_answer"]:
-    """Stop reasoning on "answer is", an empty sentence, or the step limit; else retrieve again."""
+    """Stop reasoning on "answer is", the step limit, or a sentence that brings nothing new.
+
+    An empty sentence, or one already in the chain of thought (small models loop), would only
+    retrieve the same paragraphs again; otherwise the new sentence is the next query.
+    """
     last = state.cot[-1] if state.cot else ""
     done = (
-        not last or ANSWER_MARK.search(last) or state.steps >= context_of(runtime).ircot_max_steps
+        not last
+        or last in state.cot[:-1]
+        or ANSWER_MARK.search(last)
+        or state.steps >= context_of(runtime).ircot_max_steps
     )
     return "ircot_answer" if done else "ircot_retrieve"

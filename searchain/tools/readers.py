@@ -24,6 +24,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
 
 from searchain.prompts import feedback_template, render
 from searchain.text import normalize_answer
@@ -237,8 +238,10 @@ class LLMReader:
             ]
             for p in passages
         ]
-        # Tagged so that usage accounting can tell reading apart from reasoning.
-        replies = self.llm.batch(prompts, config={"tags": [READER_TAG]}) if prompts else []
+        # Tagged so that usage accounting can tell reading apart from reasoning; a blank line
+        # ends the two-line reply (small models otherwise repeat themselves to the token limit).
+        config: RunnableConfig = {"tags": [READER_TAG]}
+        replies = self.llm.batch(prompts, config=config, stop=["\n\n"]) if prompts else []
         return [
             self.parse(r.text, p.as_reference()) for r, p in zip(replies, passages, strict=True)
         ]

@@ -157,3 +157,10 @@ def test_blank_question_is_refused_before_any_call():
         build_graph().invoke(
             {"question": "  "}, context=Context(llm=llm, retriever=CountingRetriever(), ircot_k=0)
         )
+
+
+def test_a_repeated_sentence_ends_the_reasoning():
+    retriever = CountingRetriever()
+    out, steps, llm = run(["Lorenzo was a monk.", "Lorenzo was a monk.", "Giotto"], retriever)
+    assert out["steps"] == 2 and steps[-1] == "ircot_answer" and len(retriever.queries) == 2
+    assert out["answer"] == "Giotto" and len(llm.calls) == 3

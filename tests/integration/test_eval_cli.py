@@ -1,0 +1,133 @@
+"""``searchain eval`` and ``searchain report`` as a user runs them, on the real shared data.
+
+The simulated LLM and reader run over real BM25 on MuSiQue's reporting split; the local SmolLM2
+runs the baselines that need only an LLM.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from searchain.eval.report import summarize
+from searchain.eval.runner import read_results
+from tests.integration.test_cli import one_line_error, searchain
+
+
+@pytest.fixture(scope="module")
+def workdir(shared_data, tmp_path_factory):
+    """A scratch directory and an environment that points at the shared data."""
+    path = tmp_path_factory.mktemp("eval")
+    return path, {**os.environ, "SEARCHAIN_DATA_DIR": str(shared_data)}
+
+
+def simulated(workdir, out, *extra):
+    path, env = workdir
+    args = ["eval", "--dataset", "musique", "--split", "report", "--method", "searchain"]
+    args += ["--llm", "simulated", "--reader", "simulated", "--u", "0.1", "--out", str(out)]
+    args += ["--index", str(path / "pooled-index"), *extra]
+    return searchain(*args, env=env, cwd=path)
+
+
+def test_a_short_simulated_run_on_the_reporting_split_is_well_formed(workdir):
+    path, _env = workdir
+    out = path / "sim.jsonl"
+    done = simulated(workdir, out, "--p", "0.6", "--limit", "12", "--concurrency", "4")
+    assert done.returncode == 0, done.stderr
+    assert "SIMULATED searchain on musique report (12 questions)" in done.stderr
+    lines = [r for _, r in read_results(out)]
+    assert len(lines) == 12 and len({r["id"] for r in lines}) == 12
+    for r in lines:
+        assert r["simulated"] is True and r["config"]["p"] == 0.6
+        assert set(r["metrics"]) == {"cover_em", "em", "f1", "paragraph_recall"}
+        assert all(0.0 <= v <= 1.0 for v in r["metrics"].values())
+        assert sum(r["knowledge_sources"].values()) == r["steps"] >= 1
+        assert 1 <= r["rounds"] <= 5 and r["usage"]["llm"]["calls"] == r["rounds"] + 1
+        assert {h["hop"] for h in r["hops"]} <= set(range(1, 5))
+        assert len(r["sources"]) >= 1
+    hops = summarize(lines)["hops"]
+    assert hops["corrections"] >= 1 and 0.0 <= hops["precision"] <= 1.0
+    assert hops["wrong_hops"] >= hops["corrections"] * hops["precision"]
+
+    again = simulated(workdir, out, "--p", "0.6", "--limit", "12")
+    assert again.returncode == 0 and "0 answered now, 12 in all" in again.stderr
+
+    report = searchain("report", str(out), "--out", str(path / "report"), cwd=path)
+    assert report.returncode == 0, report.stderr
+    md = (path / "report" / "report.md").read_text()
+    assert "**SIMULATED**" in md and "searchain (simulated)" in md
+    assert "## Verify at the hop level" in md
+    assert (path / "report" / "knowledge_sources.png").stat().st_size > 1000
+
+
+def test_another_configuration_into_the_same_file_is_refused(workdir):
+    path, _ = workdir
+    out = path / "mixed.jsonl"
+    assert simulated(workdir, out, "--p", "0", "--limit", "2").returncode == 0
+    done = simulated(workdir, out, "--p", "0.3", "--limit", "2")
+    one_line_error(done, "another run configuration", "p=0.0", "another --out file")
+    assert len(out.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (["--dataset", "squad", "--method", "searchain"], ["unknown dataset 'squad'"]),
+        (["--dataset", "musique", "--method", "selfask"], ["unknown method 'selfask'"]),
+        (["--dataset", "musique", "--method", "ircot", "--split", "dev"], ["unknown split"]),
+        (
+            ["--dataset", "hotpotqa", "--method", "searchain", "--llm", "simulated"],
+            ["simulated LLM and reader", "--dataset musique"],
+        ),
+        (["--dataset", "musique", "--method", "ircot", "--p", "0.3"], ["--llm simulated"]),
+        (["--dataset", "fever", "--method", "searchain-no-ir"], ["question-answering prompt"]),
+    ],
+)
+def test_bad_eval_input_gets_one_line(workdir, args, fragments):
+    path, env = workdir
+    done = searchain("eval", *args, "--out", str(path / "bad.jsonl"), env=env, cwd=path)
+    one_line_error(done, *fragments)
+    assert not (path / "bad.jsonl").exists()
+
+
+def test_a_data_dir_without_the_files_is_named(tmp_path):
+    done = searchain(
+        "eval", "--dataset", "musique", "--method", "oner", "--data", str(tmp_path),
+        "--out", str(tmp_path / "r.jsonl"), cwd=tmp_path,
+    )  # fmt: skip
+    one_line_error(done, f"{tmp_path} lacks", "SEARCHAIN_DATA_DIR")
+
+
+def test_a_corrupt_results_line_is_named(workdir):
+    path, _env = workdir
+    out = path / "corrupt.jsonl"
+    assert simulated(workdir, out, "--p", "0", "--limit", "1").returncode == 0
+    with out.open("a") as f:
+        f.write('{"config": {"data\n')
+    one_line_error(simulated(workdir, out, "--p", "0", "--limit", "2"), "line 2 is not valid JSON")
+    one_line_error(searchain("report", str(out), cwd=path), "line 2 is not valid JSON")
+
+
+def test_baselines_run_on_the_real_small_llm(workdir, local_llm_available):
+    """OneR and IRCoT with SmolLM2: real retrieval recall, real token counts."""
+    path, env = workdir
+    for method in ("oner", "ircot"):
+        out = path / f"{method}.jsonl"
+        done = searchain(
+            "eval", "--dataset", "hotpotqa", "--split", "report", "--method", method,
+            "--llm", "local", "--limit", "1", "--index", str(path / "pooled-index"),
+            "--out", str(out), env=env, cwd=path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "SIMULATED" not in done.stderr and "Converting" not in done.stderr
+        (result,) = [r for _, r in read_results(out)]
+        assert result["config"]["reader"] == "none" and result["simulated"] is False
+        assert 0.0 <= result["metrics"]["paragraph_recall"] <= 1.0
+        usage = result["usage"]["llm"]
+        assert usage["tokens_in"] > usage["words_in"] > 0 and usage["tokens_out"] > 0
+        assert len(result["sources"]) >= 4 if method == "oner" else len(result["cot"]) >= 1
+    report = searchain("report", str(path / "oner.jsonl"), str(path / "ircot.jsonl"), cwd=path)
+    assert report.returncode == 0, report.stderr
+    md = (path / "report" / "report.md").read_text()
+    assert "| oner | hotpotqa | report | local | none | 1 |" in md

@@ -1,0 +1,269 @@
+"""The evaluation runner and report: resume, concurrency, refusals, and hand-computed figures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field, PrivateAttr
+
+from searchain.eval.datasets import Record
+from searchain.eval.report import hop_figures, load_runs, write_report
+from searchain.eval.runner import EvalSpec, read_results, run_records, score
+from searchain.methods import METHODS, get_method
+from searchain.tools.base import Passage
+from tests.conftest import TableRetriever
+
+SPEC = EvalSpec("musique", "tune", "direct", "fake", "none", "embedded")
+RECORDS = [
+    Record("musique", f"q{i}", f"What is item {i}?", (f"Thing {i}",), "qa") for i in range(6)
+]
+
+
+class Answerer(BaseChatModel):
+    """Answers "What is item N?" with "Thing N"; can fail on one question, and be slow."""
+
+    fail_on: str = ""
+    delay: float = 0.0
+    asked: list[str] = Field(default_factory=list)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _active: int = PrivateAttr(default=0)
+    peak: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "answerer"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        question = messages[0].text.split("Question: ")[1].split("\n")[0]
+        with self._lock:
+            self._active += 1
+            self.peak = max(self.peak, self._active)
+            self.asked.append(question)
+        try:
+            time.sleep(self.delay)
+            if question == self.fail_on:
+                raise RuntimeError("provider went away")
+            reply = "Thing " + question.split()[-1].rstrip("?")
+        finally:
+            with self._lock:
+                self._active -= 1
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
+
+
+def evaluate(llm, records, out, spec=SPEC, **kwargs):
+    context = get_method(spec.method).context(llm=llm, retriever=TableRetriever({}))
+    return asyncio.run(run_records(spec, records, context, out, **kwargs))
+
+
+def ids(out):
+    return [r["id"] for _, r in read_results(out)]
+
+
+def test_every_method_is_runnable_by_name():
+    assert list(METHODS) == [
+        "direct",
+        "cot",
+        "oner",
+        "ircot",
+        "searchain",
+        "searchain-no-ir",
+        "searchain-no-verify",
+        "searchain-no-complete",
+    ]
+    assert get_method("oner").context().ircot_max_steps == 0
+    assert get_method("direct").context(ircot_k=7).ircot_k == 0  # the method's setting wins
+    assert get_method("searchain-no-verify").context().verify is False
+    assert get_method("searchain-no-ir").task == "no_ir"
+    with pytest.raises(ValueError, match="unknown method 'selfask': choose one of direct, cot"):
+        get_method("selfask")
+
+
+def test_each_question_gets_one_self_describing_line(tmp_path):
+    out = tmp_path / "results.jsonl"
+    assert evaluate(Answerer(), RECORDS[:3], out) == 3
+    lines = [r for _, r in read_results(out)]
+    assert sorted(r["id"] for r in lines) == ["q0", "q1", "q2"]
+    first = next(r for r in lines if r["id"] == "q1")
+    assert first["config"] == {
+        "dataset": "musique",
+        "split": "tune",
+        "method": "direct",
+        "llm": "fake",
+        "reader": "none",
+        "backend": "embedded",
+        "p": None,
+        "u": None,
+        "seed": None,
+    }
+    assert first["prediction"] == "Thing 1" and first["simulated"] is False
+    assert first["metrics"] == {"cover_em": 1.0, "em": 1.0, "f1": 1.0}  # no retrieval: no recall
+    assert first["usage"]["llm"]["calls"] == 1 and first["usage"]["llm"]["words_out"] == 2
+    assert first["usage"]["llm"]["words_in"] > 10 and first["usage"]["reader"]["calls"] == 0
+    assert first["sources"] == [] and first["seconds"] >= 0
+
+
+def test_a_rerun_answers_only_the_questions_not_yet_written(tmp_path):
+    out = tmp_path / "results.jsonl"
+    llm = Answerer()
+    evaluate(llm, RECORDS[:2], out)
+    assert evaluate(llm, RECORDS[:4], out) == 2
+    assert sorted(ids(out)) == ["q0", "q1", "q2", "q3"]
+    assert len(llm.asked) == 4  # nothing was asked twice
+
+
+def test_a_failing_question_stops_the_run_and_keeps_what_finished(tmp_path):
+    out = tmp_path / "results.jsonl"
+    with pytest.raises(RuntimeError, match="provider went away"):
+        evaluate(Answerer(fail_on="What is item 2?"), RECORDS[:4], out)
+    assert sorted(ids(out)) == ["q0", "q1"]  # q3 was cancelled, never written half
+    assert evaluate(Answerer(), RECORDS[:4], out) == 2
+    assert sorted(ids(out)) == ["q0", "q1", "q2", "q3"]
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_concurrency_bounds_the_questions_in_flight(tmp_path, concurrency):
+    llm = Answerer(delay=0.2)
+    assert evaluate(llm, RECORDS, tmp_path / "r.jsonl", concurrency=concurrency) == 6
+    assert llm.peak == concurrency
+    assert len(ids(tmp_path / "r.jsonl")) == 6
+
+
+def test_results_of_another_configuration_are_refused(tmp_path):
+    out = tmp_path / "results.jsonl"
+    evaluate(Answerer(), RECORDS[:1], out)
+    other = replace(SPEC, method="cot")
+    with pytest.raises(ValueError, match=r"another run configuration \(line 1: method='direct'\)"):
+        evaluate(Answerer(), RECORDS[:1], out, spec=other)
+    assert ids(out) == ["q0"]
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ('{"config": {"dataset"', "line 2 is not valid JSON"),
+        ("[1, 2]", "line 2 is not a searchain eval result"),
+    ],
+)
+def test_a_corrupt_line_is_named(tmp_path, bad, message):
+    out = tmp_path / "results.jsonl"
+    evaluate(Answerer(), RECORDS[:1], out)
+    with out.open("a") as f:
+        f.write(bad + "\n")
+    with pytest.raises(ValueError, match=message):
+        evaluate(Answerer(), RECORDS, out)
+    with pytest.raises(ValueError, match=message):
+        load_runs([out])
+
+
+def test_bad_concurrency_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="--concurrency must be at least 1"):
+        evaluate(Answerer(), RECORDS, tmp_path / "r.jsonl", concurrency=0)
+
+
+def test_labels_are_scored_by_accuracy_and_paragraphs_by_recall():
+    yesno = Record("strategyqa", "s", "Did Aristotle use a laptop?", ("no",), "yesno")
+    assert score(yesno, "No.", None) == {"accuracy": 1.0}
+    gold = (("A", "alpha"), ("B", "beta"))
+    record = Record("hotpotqa", "h", "q?", ("Paris",), "qa", gold_paragraphs=gold)
+    found = [Passage("1", "A", "alpha"), Passage("2", "C", "gamma")]
+    assert score(record, "It is Paris.", found)["paragraph_recall"] == 0.5
+    assert score(record, "It is Paris.", found)["cover_em"] == 1.0
+
+
+def test_hop_figures_by_hand():
+    hops = [
+        {"source": "corrected", "llm_right": False, "final_right": True},  # fixed
+        {"source": "corrected", "llm_right": True, "final_right": False},  # misled
+        {"source": "llm", "llm_right": False, "final_right": False},  # wrong, missed
+        {"source": "llm", "llm_right": True, "final_right": True},
+        {"source": "llm", "llm_right": True, "final_right": True},
+        {"source": "completed", "llm_right": False, "final_right": True},
+    ]
+    assert hop_figures(hops) == {
+        "corrections": 2,
+        "precision": 0.5,
+        "recall": 0.5,  # 1 of the 2 wrong hops Verify saw
+        "wrong_hops": 2,
+        "misleading": pytest.approx(1 / 3),  # 1 of the 3 right hops
+        "right_hops": 3,
+        "completions": 1,
+    }
+
+
+def line(method: str, qid: str, right: bool, sources=(0, 0, 0), rounds=1, simulated=True):
+    config = {
+        "dataset": "musique",
+        "split": "report",
+        "method": method,
+        "llm": "simulated" if simulated else "local",
+        "reader": "simulated" if simulated else "dpr",
+        "backend": "embedded",
+        "p": 0.3,
+        "u": 0.1,
+        "seed": 0,
+    }
+    return {
+        "config": config,
+        "id": qid,
+        "metrics": {"cover_em": float(right), "em": float(right), "f1": float(right)},
+        "rounds": rounds,
+        "steps": sum(sources),
+        "knowledge_sources": dict(zip(("llm", "corrected", "completed"), sources, strict=True)),
+        "hops": [],
+        "usage": {"llm": {"calls": 2, "words_in": 100, "words_out": 10}},
+        "seconds": 0.5,
+    }
+
+
+def test_report_compares_runs_with_the_papers_analyses(tmp_path):
+    full = tmp_path / "searchain.jsonl"
+    no_ir = tmp_path / "no-ir.jsonl"
+    # Without IR: q1, q2 right. With IR: q1, q3, q4 right -> helped q3, q4 (2/4), misled q2 (1/4).
+    with_ir = [
+        line("searchain", "q1", True, (2, 0, 0)),
+        line("searchain", "q2", False, (1, 1, 0), rounds=2),
+        line("searchain", "q3", True, (1, 1, 0), rounds=2),
+        line("searchain", "q4", True, (0, 0, 2), rounds=3),
+    ]
+    without = [line("searchain-no-ir", f"q{i}", i in (1, 2)) for i in range(1, 5)]
+    full.write_text("".join(json.dumps(r) + "\n" for r in with_ir))
+    no_ir.write_text("".join(json.dumps(r) + "\n" for r in without))
+    files = write_report([full, no_ir], tmp_path / "report")
+    assert [f.name for f in files] == [
+        "report.md",
+        "metric_by_method.png",
+        "knowledge_sources.png",
+        "rounds_histogram.png",
+    ]
+    for png in files[1:]:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = files[0].read_text()
+    assert "**SIMULATED**" in md
+    assert "| searchain (simulated) | musique | report | simulated | simulated | 4 | 0.750 |" in md
+    assert "| searchain-no-ir (simulated) | musique | report |" in md
+    # 8 steps: 4 LLM, 2 corrected, 2 completed.
+    assert "| searchain (simulated) | 50.0% | 25.0% | 25.0% |" in md
+    assert "| searchain (simulated) | searchain-no-ir (simulated) | 4 | 50.0% | 25.0% |" in md
+
+
+def test_report_without_a_no_ir_run_says_so_and_refuses_nothing_to_read(tmp_path):
+    results = tmp_path / "r.jsonl"
+    results.write_text(json.dumps(line("searchain", "q1", True, (1, 0, 0), simulated=False)))
+    md = write_report([results], tmp_path / "out")[0].read_text()
+    assert "SIMULATED" not in md and "no searchain-no-ir run to compare with" in md
+    with pytest.raises(ValueError, match="does not exist"):
+        write_report([tmp_path / "missing.jsonl"], tmp_path / "out")
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(ValueError, match="no results in"):
+        write_report([tmp_path / "empty.jsonl"], tmp_path / "out")

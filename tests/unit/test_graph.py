@@ -22,6 +22,15 @@ GOOD_CHAIN = f"""[Query 1]: {Q1}
 [Answer 3]: Toronto Coach Terminal.
 [Final Content]: Kevin Drew [1] was born in Toronto [2]. So the final answer is Toronto."""
 
+UNSOLVED = f"""[Query 1]: {Q1}
+[Answer 1]: Kevin Drew.
+[Unsolved Query]: {Q2}"""
+AFTER_UNSOLVED = f"""[Query 2]: {Q2}
+[Answer 2]: Toronto.
+[Query 3]: {Q3}
+[Answer 3]: Toronto Coach Terminal.
+[Final Content]: So the final answer is Toronto Coach Terminal."""
+
 TRACE = (
     "The performer is Kevin Drew [1]. He was born in Toronto [2]. Buses leave from the "
     "Toronto Coach Terminal [3]. So the final answer is Toronto Coach Terminal."
@@ -148,15 +157,7 @@ def test_unconfident_disagreement_keeps_the_llm_answer(retriever):
 
 
 def test_unsolved_query_is_completed_from_the_passage(retriever):
-    first = f"""[Query 1]: {Q1}
-[Answer 1]: Kevin Drew.
-[Unsolved Query]: {Q2}"""
-    second = f"""[Query 2]: {Q2}
-[Answer 2]: Toronto.
-[Query 3]: {Q3}
-[Answer 3]: Toronto Coach Terminal.
-[Final Content]: So the final answer is Toronto Coach Terminal."""
-    llm = ScriptedReplies(replies=[first, second, TRACE])
+    llm = ScriptedReplies(replies=[UNSOLVED, AFTER_UNSOLVED, TRACE])
     out, steps = run(llm, retriever, agreeing_reader())
     assert steps[:5] == ["generate_coq", "traverse_nodes", "verify", "traverse_nodes", "complete"]
     assert [(n.source, n.answer) for n in out["nodes"]] == [
@@ -349,15 +350,7 @@ def test_without_verification_a_confident_disagreeing_reader_corrects_nothing(re
 
 
 def test_without_completion_the_llm_answers_its_unsolved_query_itself(retriever):
-    first = f"""[Query 1]: {Q1}
-[Answer 1]: Kevin Drew.
-[Unsolved Query]: {Q2}"""
-    second = f"""[Query 2]: {Q2}
-[Answer 2]: Toronto.
-[Query 3]: {Q3}
-[Answer 3]: Toronto Coach Terminal.
-[Final Content]: So the final answer is Toronto Coach Terminal."""
-    llm = ScriptedReplies(replies=[first, second, TRACE])
+    llm = ScriptedReplies(replies=[UNSOLVED, AFTER_UNSOLVED, TRACE])
     out, steps = run(llm, retriever, agreeing_reader(), complete=False)
     assert steps[3:6] == ["traverse_nodes", "complete", "generate_coq"]
     feedback = llm.calls[1][-1].text

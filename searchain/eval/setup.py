@@ -32,6 +32,10 @@ def check(spec: EvalSpec) -> None:
         )
     if spec.llm != SIMULATED and (spec.p is not None or spec.u is not None):
         raise ValueError("--p and --u set the simulated LLM: pass --llm simulated")
+    for name in ("p", "u"):
+        value = getattr(spec, name)
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(f"--{name} is a probability: give a value from 0 to 1, got {value}")
     if method.task == "no_ir" and spec.dataset not in ("musique", "hotpotqa", "2wikimultihopqa"):
         raise ValueError(
             f"{spec.method} has the paper's question-answering prompt only (Fig. 8): use "

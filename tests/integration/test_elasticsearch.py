@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -193,3 +194,32 @@ def test_cli_indexes_into_elasticsearch(es_url, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "indexed 25 passages into Elasticsearch index cli-test" in done.stderr
     assert retriever(es_url, "cli-test").search("word7")[0].id == "p7"
+
+
+def test_eval_builds_the_pooled_corpus_into_elasticsearch_once(es_url, shared_data, tmp_path):
+    """`searchain eval --backend elasticsearch`: the index is built if absent, then reused."""
+    name = f"eval-test-{time.time_ns()}"
+
+    def evaluate(limit: str) -> subprocess.CompletedProcess[str]:
+        args = ["eval", "--dataset", "musique", "--method", "searchain", "--llm", "simulated"]
+        args += ["--reader", "simulated", "--backend", "elasticsearch", "--es-url", es_url]
+        args += ["--es-index", name, "--limit", limit, "--out", str(tmp_path / "r.jsonl")]
+        return subprocess.run(
+            [sys.executable, "-m", "searchain", *args],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "SEARCHAIN_DATA_DIR": str(shared_data)},
+        )
+
+    first = evaluate("2")
+    assert first.returncode == 0, first.stderr
+    es = retriever(es_url, name)
+    assert es.count() == 6404
+    built = physical_indices(es)
+    second = evaluate("3")
+    assert second.returncode == 0 and "1 answered now, 3 in all" in second.stderr
+    assert physical_indices(es) == built  # reused, not rebuilt
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert {line["config"]["backend"] for line in lines} == {"elasticsearch"}
+    assert all(line["sources"] for line in lines)

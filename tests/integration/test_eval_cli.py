@@ -81,6 +81,10 @@ def test_another_configuration_into_the_same_file_is_refused(workdir):
             ["simulated LLM and reader", "--dataset musique"],
         ),
         (["--dataset", "musique", "--method", "ircot", "--p", "0.3"], ["--llm simulated"]),
+        (
+            ["--dataset", "musique", "--method", "searchain", "--llm", "simulated", "--u", "2"],
+            ["--u is a probability"],
+        ),
         (["--dataset", "fever", "--method", "searchain-no-ir"], ["question-answering prompt"]),
     ],
 )

@@ -10,6 +10,8 @@ answers (so a wrong early answer changes later queries, as with a real LLM). Per
 it is fixed by a seeded draw whether the hop is marked ``[Unsolved Query]`` (probability ``u``) or
 answered wrongly (probability ``p``, with a plausible entity: the title of another paragraph of the
 record); otherwise it gives the gold answer. It takes any answer offered by a feedback message.
+Where the prompt offers no ``[Unsolved Query]`` (SearChain without IR), a hop it does not know is
+guessed instead: a plausible wrong entity, as for a wrong answer.
 
 SimulatedReader returns a hop's gold answer with confidence 3.0 (above DPR's θ = 1.5) when the
 passage is that hop's gold paragraph and the query asks that hop; otherwise the passage's first
@@ -125,22 +127,29 @@ class SimulatedLLM(BaseChatModel):
             for message in messages
             for m in _OFFER.finditer(message.text)
         }
-        return self._reply(self._chain(*entry, offers))
+        can_defer = "[Unsolved Query]" in first
+        return self._reply(self._chain(*entry, offers, can_defer))
 
     def _chain(
-        self, record: Record, hops: list[_Hop], distractors: list[str], offers: dict[str, str]
+        self,
+        record: Record,
+        hops: list[_Hop],
+        distractors: list[str],
+        offers: dict[str, str],
+        can_defer: bool = True,
     ) -> str:
         answers: list[str] = []
         lines = []
         for i, hop in enumerate(hops, 1):
             query = re.sub(r"#(\d+)", lambda m: answers[int(m.group(1)) - 1], hop.template)
             offered = offers.get(normalize_answer(query))
-            if offered is None and _draw(self.seed, record.id, i, "u") < self.u:
+            unknown = offered is None and _draw(self.seed, record.id, i, "u") < self.u
+            if unknown and can_defer:
                 lines.append(f"[Unsolved Query]: {query}")
                 return "\n".join(lines)
             if offered is not None:
                 answer = offered
-            elif _draw(self.seed, record.id, i, "p") < self.p and distractors:
+            elif (unknown or _draw(self.seed, record.id, i, "p") < self.p) and distractors:
                 answer = distractors[
                     int(_draw(self.seed, record.id, i, "which") * len(distractors))
                 ]

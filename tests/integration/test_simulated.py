@@ -62,3 +62,22 @@ def test_draws_are_reproducible_and_offers_are_taken(world):
     assert (
         llm.invoke([HumanMessage('[Question]: "unknown?"')]).text == "I do not know this question."
     )
+
+
+def test_without_an_unsolved_option_an_unknown_hop_is_guessed(world):
+    pairs, _ = world
+    llm = SimulatedLLM.for_records(pairs, p=0.0, u=1.0)
+    record, raw = pairs[0]
+    with_ir = llm.invoke(
+        [HumanMessage(render(task_prompt("qa").template, question=record.question))]
+    )
+    assert with_ir.text.startswith("[Unsolved Query]: ")
+    no_ir = llm.invoke(
+        [HumanMessage(render(task_prompt("no_ir").template, question=record.question))]
+    )
+    distractors = {p["title"] for p in raw["paragraphs"] if not p["is_supporting"]}
+    answers = [
+        line.split(": ", 1)[1] for line in no_ir.text.splitlines() if line.startswith("[Answer")
+    ]
+    assert "[Unsolved Query]" not in no_ir.text and len(answers) == len(record.hops)
+    assert set(answers) <= distractors

@@ -144,6 +144,7 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     keys = list(dict(next(iter(runs))).keys())
     varying = {k for k in keys if len({dict(r).get(k) for r in runs}) > 1}
     names = {run: label(run, varying) for run in runs}
+    runs = {run: runs[run] for run in sorted(runs, key=names.__getitem__)}
     summaries = {run: summarize(results) for run, results in runs.items()}
     simulated = any(names[run].endswith("(simulated)") for run in runs)
     out.mkdir(parents=True, exist_ok=True)
@@ -258,18 +259,20 @@ def _plots(
     ax.set_title(f"{tag}main metric by method")
     written.append(_save(fig, out / "metric_by_method.png"))
 
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(order)), 4))
-    bottom = [0.0] * len(order)
-    for source, color in zip(SOURCES, ("#4c72b0", "#dd8452", "#55a868"), strict=True):
-        shares = [(summaries[run]["sources"] or {}).get(source, 0.0) for run in order]
-        ax.bar(range(len(order)), shares, bottom=bottom, label=source, color=color)
-        bottom = [b + s for b, s in zip(bottom, shares, strict=True)]
-    ax.set_xticks(range(len(order)), labels, rotation=30, ha="right")
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("share of reasoning steps")
-    ax.set_title(f"{tag}knowledge sources")
-    ax.legend()
-    written.append(_save(fig, out / "knowledge_sources.png"))
+    sourced = [run for run in order if summaries[run]["sources"]]
+    if sourced:  # only SearChain's interactive runs have knowledge sources
+        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(sourced)), 4))
+        bottom = [0.0] * len(sourced)
+        for source, color in zip(SOURCES, ("#4c72b0", "#dd8452", "#55a868"), strict=True):
+            shares = [summaries[run]["sources"].get(source, 0.0) for run in sourced]
+            ax.bar(range(len(sourced)), shares, bottom=bottom, label=source, color=color)
+            bottom = [b + s for b, s in zip(bottom, shares, strict=True)]
+        ax.set_xticks(range(len(sourced)), [names[run] for run in sourced], rotation=30, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("share of reasoning steps")
+        ax.set_title(f"{tag}knowledge sources")
+        ax.legend(loc="lower left")
+        written.append(_save(fig, out / "knowledge_sources.png"))
 
     fig, ax = plt.subplots(figsize=(7, 4))
     top = max(r["rounds"] for results in runs.values() for r in results)

@@ -131,7 +131,13 @@ def test_baselines_run_on_the_real_small_llm(workdir, local_llm_available):
         usage = result["usage"]["llm"]
         assert usage["tokens_in"] > usage["words_in"] > 0 and usage["tokens_out"] > 0
         assert len(result["sources"]) >= 4 if method == "oner" else len(result["cot"]) >= 1
-    report = searchain("report", str(path / "oner.jsonl"), str(path / "ircot.jsonl"), cwd=path)
+    out = path / "baselines"
+    report = searchain("report", *(str(path / f"{m}.jsonl") for m in ("oner", "ircot")),
+                       "--out", str(out), cwd=path)  # fmt: skip
     assert report.returncode == 0, report.stderr
-    md = (path / "report" / "report.md").read_text()
-    assert "| oner | hotpotqa | report | local | none | 1 |" in md
+    assert "| oner | hotpotqa | report | local | none | 1 |" in (out / "report.md").read_text()
+    # No SearChain run, so no knowledge sources to plot.
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "metric_by_method.png",
+        "rounds_histogram.png",
+    ]

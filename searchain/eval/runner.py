@@ -160,7 +160,7 @@ def result_line(
         steps = output.get("steps", 0)
         rounds = len(output.get("queries", []))  # retrieval rounds
         extra: dict[str, Any] = {"cot": output.get("cot", [])}
-        searched = method.settings.get("ircot_k", 1) > 0
+        searched = bool(output.get("queries"))  # NoR (ircot_k = 0) never searches
     else:
         nodes = output.get("nodes", [])
         path = sorted((n for n in nodes if n.step is not None), key=lambda n: n.step)

@@ -14,9 +14,6 @@ from searchain.eval.datasets import Record, load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.methods import get_method
 
-DEFAULT_INDEX = Path(".searchain/pooled-index")
-"""Where the embedded index of the pooled corpus is built on first use."""
-
 
 def check(spec: EvalSpec) -> None:
     """Reject a spec no run could honour, naming the fix."""
@@ -73,11 +70,15 @@ def eval_context(
     root: Path,
     spec: EvalSpec,
     *,
-    index: Path = DEFAULT_INDEX,
+    index: Path,
     es_url: str = "",
     es_index: str = "searchain-eval",
 ) -> Context:
-    """The run's context with every component built and loaded (the simulated ones included)."""
+    """The run's context with every component built and loaded (the simulated ones included).
+
+    The embedded index at ``index`` (the CLI's ``--index``) is built from the pooled corpus
+    if absent.
+    """
     from searchain.tools.llm import resolve_llm
     from searchain.tools.resolve import resolve_reader
 

@@ -1,0 +1,40 @@
+"""The ``searchain`` command: one module per command, registered on one Typer app here."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from searchain.cli.ask import ask
+from searchain.cli.common import friendly_errors
+from searchain.cli.evaluate import evaluate
+from searchain.cli.index import index
+from searchain.cli.report import report
+from searchain.cli.resume import resume
+from searchain.cli.threads import threads
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Search-in-the-Chain: multi-hop answers checked step by step against retrieval.",
+)
+for name, command in (
+    ("index", index),
+    ("ask", ask),
+    ("resume", resume),
+    ("threads", threads),
+    ("eval", evaluate),
+    ("report", report),
+):
+    app.command(name)(friendly_errors(command))
+
+
+def main() -> None:
+    """Entry point of the ``searchain`` script."""
+    # Model loading progress bars would drown the CLI's own progress lines and one-line errors.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    os.environ.setdefault("TQDM_DISABLE", "1")  # transformers' GGUF loading bars
+    app()

@@ -1,0 +1,76 @@
+"""``searchain ask``: answer a question (or a follow-up on a thread) with SearChain."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from searchain.cli.common import (
+    BackendOption,
+    DbOption,
+    EsIndexOption,
+    EsUrlOption,
+    IndexOption,
+    check_backend,
+)
+from searchain.cli.session import context_from, open_threads, preload, run, unfinished
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question (or claim, for factcheck).")],
+    index: IndexOption = Path("searchain-index"),
+    backend: BackendOption = "embedded",
+    es_url: EsUrlOption = "",
+    es_index: EsIndexOption = "searchain",
+    llm: Annotated[
+        str,
+        typer.Option(help="auto, local, provider:model (e.g. openai:gpt-4o-mini), scripted:FILE."),
+    ] = "auto",
+    reader: Annotated[
+        str, typer.Option(help="dpr, extractive, llm, dpr:DIR, extractive:DIR.")
+    ] = "dpr",
+    task: Annotated[str, typer.Option(help="qa, yesno, factcheck, slot, longform, no_ir.")] = "qa",
+    r_max: Annotated[int, typer.Option(help="Maximum rounds.")] = 5,
+    theta: Annotated[
+        float | None, typer.Option(help="Reader confidence threshold (default: the reader's).")
+    ] = None,
+    approve_corrections: Annotated[
+        bool, typer.Option(help="Pause for a human before each IR correction.")
+    ] = False,
+    db: DbOption = Path(".searchain/threads.sqlite"),
+    thread: Annotated[
+        str | None, typer.Option(help="Continue this thread (follow-up question).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Answer QUESTION with SearChain and show the cited passages and the reasoning tree."""
+    check_backend(backend)
+    if not question.strip():
+        raise ValueError("the question is empty: pass a non-blank question")
+    options = {
+        "backend": backend,
+        "index": str(index.resolve()),
+        "es_url": es_url,
+        "es_index": es_index,
+        "llm": llm,
+        "reader": reader,
+        "task": task,
+        "r_max": r_max,
+        "theta": theta,
+        "approve_corrections": approve_corrections,
+    }
+    context = context_from(options)
+    store, graph = open_threads(db)
+    config = {"configurable": {"thread_id": thread or uuid.uuid4().hex[:12]}}
+    if thread is not None and store.exists(thread):
+        store.options(thread)  # a thread of this state version, or one clear error
+        if unfinished(graph.get_state(config)):
+            raise ValueError(
+                f"thread {thread!r} has an unfinished run: `searchain resume {thread}` first"
+            )
+    preload(context)
+    store.record(config["configurable"]["thread_id"], options, question)
+    run(graph, {"question": question, "task": task}, config, context, as_json)

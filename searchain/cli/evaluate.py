@@ -1,0 +1,109 @@
+"""``searchain eval``: run one method over a data set split, one JSON line per question."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from searchain.cli.common import BackendOption, EsUrlOption, err
+
+
+def evaluate(
+    dataset: Annotated[
+        str, typer.Option(help="musique, hotpotqa, 2wikimultihopqa, strategyqa or fever.")
+    ],
+    method: Annotated[
+        str,
+        typer.Option(
+            help="direct, cot, oner, ircot, searchain, searchain-no-ir, searchain-no-verify, "
+            "searchain-no-complete."
+        ),
+    ],
+    out_file: Annotated[Path, typer.Option("--out", help="Results file (JSON lines; resumed).")],
+    split: Annotated[str, typer.Option(help="tune (first 100) or report (last 100).")] = "tune",
+    llm: Annotated[str, typer.Option(help="An LLM spec (as for ask), or simulated.")] = "auto",
+    reader: Annotated[
+        str,
+        typer.Option(help="SearChain methods: a reader spec (as for ask; llm:local), simulated."),
+    ] = "dpr",
+    backend: BackendOption = "embedded",
+    index: Annotated[
+        Path,
+        typer.Option("--index", help="Embedded index (built from the pooled corpus if absent)."),
+    ] = Path(".searchain/pooled-index"),
+    es_url: EsUrlOption = "",
+    es_index: Annotated[
+        str, typer.Option("--es-index", help="Elasticsearch index (built if absent).")
+    ] = "searchain-eval",
+    limit: Annotated[int | None, typer.Option(help="Only the split's first N questions.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Questions answered at once.")] = 1,
+    p: Annotated[
+        float | None, typer.Option("--p", help="Simulated LLM: chance of a wrong hop answer.")
+    ] = None,
+    u: Annotated[
+        float | None, typer.Option("--u", help="Simulated LLM: chance of an unsolved hop.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Simulated LLM: seed of its draws.")] = 0,
+    data: Annotated[
+        Path | None,
+        typer.Option(help="Data directory (default: SEARCHAIN_DATA_DIR, ../shared/data)."),
+    ] = None,
+) -> None:
+    """Run METHOD over a data set split, one JSON line per question; rerun to resume."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from searchain.eval.datasets import data_dir
+    from searchain.eval.report import summarize
+    from searchain.eval.runner import SIMULATED, EvalSpec, done_ids, read_results, run_records
+    from searchain.eval.setup import check, eval_context, eval_records
+    from searchain.methods import get_method
+
+    simulated_llm = llm == SIMULATED
+    reads = get_method(method).graph == "searchain"  # IRCoT's family answers with the LLM
+    spec = EvalSpec(
+        dataset=dataset,
+        split=split,
+        method=method,
+        llm=llm,
+        reader=reader if reads else "none",
+        backend=backend,
+        p=(p or 0.0) if simulated_llm else p,
+        u=(u or 0.0) if simulated_llm else u,
+        seed=seed if simulated_llm else None,
+    )
+    check(spec)
+    done_ids(out_file, spec)  # a results file of another run fails before anything loads
+    root = data_dir(data)
+    records = eval_records(root, spec, limit)
+    context = eval_context(root, spec, index=index, es_url=es_url, es_index=es_index)
+    tag = "[bold red]SIMULATED[/bold red] " if spec.simulated else ""
+    err.print(f"{tag}{method} on {dataset} {split} ({len(records)} questions) → {out_file}")
+    columns = (method, BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(method, total=len(records))
+        ran = asyncio.run(
+            run_records(
+                spec,
+                records,
+                context,
+                out_file,
+                concurrency=concurrency,
+                on_result=lambda _: bar.advance(task),
+                on_start=lambda skipped: bar.update(task, completed=skipped),
+            )
+        )
+    wanted = {r.id for r in records}
+    results = [r for _, r in read_results(out_file) if r["id"] in wanted]
+    s = summarize(results)
+    figures = ", ".join(
+        f"{name} {s[name]:.3f}"
+        for name in ("cover_em", "em", "f1", "accuracy", "paragraph_recall")
+        if s.get(name) is not None
+    )
+    err.print(
+        f"{tag}{ran} answered now, {len(results)} in all: {figures}; "
+        f"{s['rounds']:.2f} rounds, {s['seconds']:.2f} s per question"
+    )

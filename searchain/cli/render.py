@@ -1,0 +1,67 @@
+"""How a run looks in the terminal: progress lines on stderr, the answer and tree on stdout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from rich.tree import Tree
+
+from searchain.cli.common import err, out
+
+SOURCE_STYLE = {"llm": "cyan", "corrected": "yellow", "completed": "green", None: "dim"}
+
+
+def show_progress(event: dict[str, Any]) -> None:
+    """One stderr line per progress event of a run."""
+    kind = event["event"]
+    if kind == "round_started":
+        err.print(f"[bold]round {event['round']}[/bold]: the LLM writes a chain of queries…")
+    elif kind == "chain_generated":
+        cut = f", {event['dropped']} beyond max_chain_nodes cut" if event.get("dropped") else ""
+        err.print(f"  chain of {event['nodes']} queries ({event['new']} new{cut})")
+    elif kind == "node_retrieved":
+        found = event["passage"] or "nothing found"
+        conf = event.get("confidence")
+        reading = (
+            f" → reader {event.get('reader_answer')!r} ({conf:.2f})" if conf is not None else ""
+        )
+        err.print(
+            f"  {escape(event['query'])} [dim]\\[{escape(str(found))}]{escape(reading)}[/dim]"
+        )
+    elif kind == "node_corrected":
+        err.print(f"  [yellow]corrected[/yellow] {event['llm']!r} → {event['ir']!r}")
+    elif kind == "node_completed":
+        err.print(f"  [green]completed[/green] → {event['ir']!r}")
+    elif kind == "node_reused":
+        err.print(f"  reused from an earlier question: {escape(event['query'])}")
+    elif kind == "correction_rejected":
+        err.print(f"  [red]correction rejected[/red] ({event['ir']!r})")
+    elif kind == "trace_done":
+        err.print(f"  traced, {event['references']} references")
+
+
+def show_result(result: dict[str, Any]) -> None:
+    """The answer, the cited content, the references and the Tree-of-Reasoning."""
+    out.print(f"[bold]Answer:[/bold] {escape(result.get('answer') or '(none)')}\n")
+    out.print(escape(result.get("final_content", "")) + "\n")
+    for ref in result.get("references", []):
+        out.print(f"[bold][{ref.n}][/bold] {escape(ref.title)} [dim]({escape(ref.id)})[/dim]")
+        out.print(f"    {escape(ref.text)}")
+    if result.get("unresolved_citations"):
+        out.print(f"[dim]removed citations to no step: {result['unresolved_citations']}[/dim]")
+    tree = Tree(
+        f"[bold]Tree-of-Reasoning[/bold] ({result.get('rounds', 0)} rounds, "
+        f"{result.get('stop_reason', '')})"
+    )
+    branches: dict[int | None, Tree] = {None: tree}
+    for node in result.get("nodes", []):
+        parent = branches.get(node.parent, tree)
+        label = node.source or "not reached"
+        conf = f", conf {node.confidence:.2f}" if node.confidence is not None else ""
+        answer = node.answer or node.llm_answer or "?"
+        branches[node.id] = parent.add(
+            f"[{SOURCE_STYLE[node.source]}]{escape(node.query)} → {escape(answer)} "
+            f"({label}{conf})[/]"
+        )
+    out.print(tree)

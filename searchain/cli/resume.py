@@ -1,0 +1,41 @@
+"""``searchain resume``: continue an interrupted run, or settle a correction awaiting approval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from searchain.cli.common import DbOption
+from searchain.cli.session import context_from, open_threads, preload, run, unfinished
+
+
+def resume(
+    thread: Annotated[str, typer.Argument(help="The thread id `searchain ask` printed.")],
+    db: DbOption = Path(".searchain/threads.sqlite"),
+    approve: Annotated[bool, typer.Option(help="Approve the pending correction.")] = False,
+    reject: Annotated[bool, typer.Option(help="Reject the pending correction.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Continue an interrupted run (Ctrl-C, a crash, or a correction waiting for approval)."""
+    from langgraph.types import Command
+
+    store, graph = open_threads(db)
+    context = context_from(store.options(thread))
+    config = {"configurable": {"thread_id": thread}}
+    state = graph.get_state(config)
+    if not unfinished(state):
+        raise ValueError(
+            f"thread {thread!r} already finished: ask a follow-up with "
+            f"`searchain ask QUESTION --thread {thread}`"
+        )
+    payload: Any = None
+    if state.interrupts:
+        if approve == reject:
+            raise ValueError("a correction is waiting: pass --approve or --reject")
+        payload = Command(resume="approve" if approve else "reject")
+    elif approve or reject:
+        raise ValueError(f"thread {thread!r} has no correction waiting for approval")
+    preload(context)
+    run(graph, payload, config, context, as_json)

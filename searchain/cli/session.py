@@ -1,0 +1,106 @@
+"""A checkpointed run as ``ask`` and ``resume`` drive it: build, preload, stream, show."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+
+from searchain.cli.common import err
+from searchain.cli.render import show_progress, show_result
+
+
+def unfinished(state: Any) -> bool:
+    """Whether a thread's last run stopped before its end (steps to run or writes to apply).
+
+    ``state.next`` alone is not enough: a step that finished just before a crash has its writes
+    saved as pending and no successor yet, so ``next`` is empty while the run is not done.
+    """
+    return bool(state.next or state.tasks)
+
+
+def context_from(options: dict[str, Any]) -> Any:
+    """The run's Context from the options a thread was started with."""
+    from searchain.context import Context
+
+    return Context(
+        llm=options["llm"],
+        retriever="bm25" if options["backend"] == "embedded" else "elasticsearch",
+        index=options["index"],
+        es_url=options["es_url"],
+        es_index=options["es_index"],
+        reader=options["reader"],
+        task=options["task"],
+        r_max=options["r_max"],
+        theta=options["theta"],
+        approve_corrections=options["approve_corrections"],
+    )
+
+
+def open_threads(db: Path) -> tuple[Any, Any]:
+    """The thread store at ``db`` and the graph checkpointing into it."""
+    from searchain.graph.searchain import build_graph
+    from searchain.threads import ThreadStore
+
+    store = ThreadStore(db)
+    return store, build_graph(checkpointer=store.checkpointer())
+
+
+def preload(context: Any) -> None:
+    """Build every component now, so a missing one fails before the first LLM call."""
+    from searchain.tools.llm import resolve_llm
+    from searchain.tools.resolve import resolve_reader, resolve_retriever
+
+    resolve_llm(context.llm)
+    retriever = resolve_retriever(
+        context.retriever, context.index, es_url=context.es_url, es_index=context.es_index
+    )
+    if hasattr(retriever, "count"):
+        retriever.count()  # Elasticsearch: reachable, and the index exists
+    loaded = resolve_reader(context.reader, context.llm)
+    if hasattr(loaded, "load"):
+        loaded.load()
+
+
+def run(graph: Any, payload: Any, config: dict[str, Any], context: Any, as_json: bool) -> None:
+    """Stream one run, checkpointing every step; show the result or what it waits for."""
+    from searchain.output import result_to_json
+
+    thread = config["configurable"]["thread_id"]
+    err.print(f"[dim]thread {thread}[/dim]")
+    try:
+        for mode, chunk in graph.stream(
+            payload, config, context=context, stream_mode=["custom"], durability="sync"
+        ):
+            if mode == "custom":
+                show_progress(chunk)
+    except KeyboardInterrupt:
+        # The graph runs its steps in worker threads that would carry on to the end; stop here,
+        # as a crash would: every finished step is already checkpointed (durability="sync").
+        err.print(f"interrupted: continue with `searchain resume {thread}`")
+        sys.stderr.flush()
+        os._exit(130)
+    state = graph.get_state(config)
+    if state.interrupts:
+        pending = state.interrupts[0].value
+        if as_json:
+            sys.stdout.write(json.dumps({"thread": thread, "waiting_for": pending}) + "\n")
+            return
+        err.print(
+            f"[yellow]correction waiting for approval[/yellow] on {escape(pending['query'])}: "
+            f"LLM {pending['llm_answer']!r} → reader {pending['reader_answer']!r} "
+            f"(confidence {pending['confidence']:.2f}, passage {pending['passage']['id']})\n"
+            f"approve or reject with `searchain resume {thread} --approve` / `--reject`"
+        )
+        return
+    result = state.values
+    if as_json:
+        sys.stdout.write(
+            json.dumps({"thread": thread, **result_to_json(result)}, ensure_ascii=False) + "\n"
+        )
+    else:
+        show_result(result)

@@ -1,0 +1,26 @@
+"""``searchain threads``: the conversations in a thread database, with their status."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from rich.markup import escape
+
+from searchain.cli.common import DbOption, out
+from searchain.cli.session import open_threads, unfinished
+
+
+def threads(db: DbOption = Path(".searchain/threads.sqlite")) -> None:
+    """List the threads in --db with their status and latest question."""
+    store, graph = open_threads(db)
+    for thread_id, created, question in store.threads():
+        state = graph.get_state({"configurable": {"thread_id": thread_id}})
+        if state.interrupts:
+            status = "waiting for approval"
+        elif unfinished(state):
+            status = "interrupted"
+        else:
+            status = "finished" if state.values else "not started"
+        when = datetime.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M")
+        out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}")

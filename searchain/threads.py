@@ -1,8 +1,12 @@
-"""Conversation threads on disk: a SQLite checkpointer plus what each thread was asked with.
+"""Conversation threads in a database: a LangGraph checkpointer and what each thread was asked.
 
 The checkpointer stores the graph's state after every step; this store adds, per thread, the
 options the run used (so ``searchain resume`` rebuilds the same models and index) and the state
 version (so a checkpoint written by an incompatible searchain is refused, not misread).
+
+Two databases: a SQLite file (a path; the default) or a PostgreSQL server (a ``postgresql://``
+URL, with ``pip install 'searchain[postgres]'``). :func:`open_store` picks by the target's form and
+refuses anything else in one line.
 """
 
 from __future__ import annotations
@@ -11,29 +15,99 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from searchain.state import STATE_VERSION, checkpoint_serializer
 
 DEFAULT_DB = ".searchain/threads.sqlite"
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+POSTGRES_HINT = "PostgreSQL threads need: pip install 'searchain[postgres]'"
 
 
 class ThreadStore:
+    """Threads and their checkpoints in one database; subclasses say how to reach it."""
+
+    placeholder = "?"
+    """The DB-API parameter marker of the driver."""
+    where: str
+    """The database as messages show it (never with a password)."""
+
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement in its own transaction; rows as tuples."""
+        raise NotImplementedError
+
+    def checkpointer(self) -> Any:
+        """A LangGraph checkpointer on the same database, with searchain's types registered."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close the connection."""
+        raise NotImplementedError
+
+    def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return self._query(sql.replace("?", self.placeholder), args)
+
+    def _create_table(self, time_type: str) -> None:
+        self._execute(
+            "CREATE TABLE IF NOT EXISTS searchain_threads (thread_id TEXT PRIMARY KEY, "
+            f"created {time_type}, state_version INTEGER, options TEXT, question TEXT)"
+        )
+
+    def record(self, thread_id: str, options: dict[str, Any], question: str) -> None:
+        """Remember a thread's options (first question) or its latest question."""
+        self._execute(
+            "INSERT INTO searchain_threads VALUES (?, ?, ?, ?, ?) ON CONFLICT(thread_id) DO "
+            "UPDATE SET question = excluded.question",
+            (thread_id, time.time(), STATE_VERSION, json.dumps(options), question),
+        )
+
+    def exists(self, thread_id: str) -> bool:
+        """Whether ``thread_id`` has been asked anything in this store."""
+        query = "SELECT 1 FROM searchain_threads WHERE thread_id = ?"
+        return bool(self._execute(query, (thread_id,)))
+
+    def options(self, thread_id: str) -> dict[str, Any]:
+        """The options a thread was started with; one-line errors for unknown or stale threads."""
+        rows = self._execute(
+            "SELECT state_version, options FROM searchain_threads WHERE thread_id = ?", (thread_id,)
+        )
+        if not rows:
+            raise ValueError(f"no thread {thread_id!r} in {self.where}: see `searchain threads`")
+        version, options = rows[0]
+        if version != STATE_VERSION:
+            raise ValueError(
+                f"thread {thread_id!r} was written by a searchain with state version {version} "
+                f"(this one reads {STATE_VERSION}); it is left untouched: start a new thread"
+            )
+        return json.loads(options)
+
+    def threads(self) -> list[tuple[str, float, str]]:
+        """``(thread_id, created, latest question)``, newest first."""
+        return [
+            (str(t), float(c), str(q))
+            for t, c, q in self._execute(
+                "SELECT thread_id, created, question FROM searchain_threads ORDER BY created DESC"
+            )
+        ]
+
+
+class SqliteThreadStore(ThreadStore):
     """Threads and checkpoints in one SQLite file."""
 
     def __init__(self, path: str | Path = DEFAULT_DB) -> None:
         self.path = Path(path)
+        self.where = str(self.path)
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise ValueError(f"{self.path} is read-only: make it writable or pass another --db")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=2.0)
-        self._execute(
-            "CREATE TABLE IF NOT EXISTS searchain_threads (thread_id TEXT PRIMARY KEY, "
-            "created REAL, state_version INTEGER, options TEXT, question TEXT)"
-        )
+        self._create_table("REAL")
 
-    def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             with self.conn:
                 return self.conn.execute(sql, args).fetchall()
@@ -56,39 +130,106 @@ class ThreadStore:
         saver.setup()
         return saver
 
-    def record(self, thread_id: str, options: dict[str, Any], question: str) -> None:
-        """Remember a thread's options (first question) or its latest question."""
-        self._execute(
-            "INSERT INTO searchain_threads VALUES (?, ?, ?, ?, ?) ON CONFLICT(thread_id) DO "
-            "UPDATE SET question = excluded.question",
-            (thread_id, time.time(), STATE_VERSION, json.dumps(options), question),
-        )
+    def close(self) -> None:
+        """Close the file."""
+        self.conn.close()
 
-    def exists(self, thread_id: str) -> bool:
-        """Whether ``thread_id`` has been asked anything in this store."""
-        query = "SELECT 1 FROM searchain_threads WHERE thread_id = ?"
-        return bool(self._execute(query, (thread_id,)))
 
-    def options(self, thread_id: str) -> dict[str, Any]:
-        """The options a thread was started with; one-line errors for unknown or stale threads."""
-        rows = self._execute(
-            "SELECT state_version, options FROM searchain_threads WHERE thread_id = ?", (thread_id,)
-        )
-        if not rows:
-            raise ValueError(f"no thread {thread_id!r} in {self.path}: see `searchain threads`")
-        version, options = rows[0]
-        if version != STATE_VERSION:
+class PostgresThreadStore(ThreadStore):
+    """Threads and checkpoints in a PostgreSQL database (``langgraph-checkpoint-postgres``)."""
+
+    placeholder = "%s"
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+        except ImportError as exc:
+            raise ImportError(POSTGRES_HINT) from exc
+        self.where = redact_url(url)
+        try:
+            # The settings PostgresSaver requires: autocommit, dict rows, no prepared statements
+            # (which break behind connection poolers such as PgBouncer).
+            self.conn = psycopg.connect(
+                url, autocommit=True, prepare_threshold=0, row_factory=dict_row, connect_timeout=10
+            )
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
             raise ValueError(
-                f"thread {thread_id!r} was written by a searchain with state version {version} "
-                f"(this one reads {STATE_VERSION}); it is left untouched: start a new thread"
-            )
-        return json.loads(options)
+                f"cannot connect to PostgreSQL at {self.where} ({reason}): start the server, "
+                "or pass another --db"
+            ) from None
+        self._create_table("DOUBLE PRECISION")
 
-    def threads(self) -> list[tuple[str, float, str]]:
-        """``(thread_id, created, latest question)``, newest first."""
-        return [
-            (str(t), float(c), str(q))
-            for t, c, q in self._execute(
-                "SELECT thread_id, created, question FROM searchain_threads ORDER BY created DESC"
-            )
-        ]
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        import psycopg
+        from psycopg.rows import tuple_row
+
+        try:
+            with self.conn.cursor(row_factory=tuple_row) as cursor:
+                cursor.execute(sql, args)  # type: ignore[arg-type]  # our own constant SQL
+                return cursor.fetchall() if cursor.description else []
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise ValueError(f"PostgreSQL at {self.where}: {reason}") from None
+
+    def checkpointer(self) -> Any:
+        """A LangGraph PostgreSQL checkpointer on the same connection."""
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+        except ImportError as exc:
+            raise ImportError(POSTGRES_HINT) from exc
+        saver = PostgresSaver(self.conn, serde=checkpoint_serializer())
+        saver.setup()
+        return saver
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit(parts._replace(netloc=user + netloc))
+
+
+def open_store(db: str | Path = DEFAULT_DB) -> ThreadStore:
+    """The thread store for ``db``: a SQLite file path or a ``postgresql://`` URL."""
+    target = str(db).strip()
+    if not target:
+        raise ValueError("--db is empty: pass a SQLite file path or a postgresql:// URL")
+    scheme = urlsplit(target).scheme if "://" in target else ""
+    if not scheme and target.lower().startswith(tuple(f"{s}:" for s in POSTGRES_SCHEMES)):
+        raise ValueError(f"--db {redact_url(target)}: a PostgreSQL URL starts postgresql://")
+    if scheme in POSTGRES_SCHEMES:
+        return PostgresThreadStore(target)
+    if scheme:
+        raise ValueError(
+            f"--db {redact_url(target)}: {scheme}:// is not supported; pass a SQLite file path "
+            "or a postgresql:// URL"
+        )
+    path = Path(target)
+    if path.is_dir():
+        raise ValueError(f"--db {path} is a directory: pass a SQLite file path inside it")
+    return SqliteThreadStore(path)
+
+
+@contextmanager
+def open_checkpointer(db: str | Path = DEFAULT_DB) -> Iterator[Any]:
+    """A checkpointer for ``db`` (SQLite path or ``postgresql://`` URL), closed on exit.
+
+    The same databases the CLI's ``--db`` takes, with searchain's state types registered::
+
+        with open_checkpointer("postgresql://user@host/db") as saver:
+            graph = build_graph(checkpointer=saver)
+    """
+    store = open_store(db)
+    try:
+        yield store.checkpointer()
+    finally:
+        store.close()

@@ -125,3 +125,40 @@ def es_url():
     yield done.stdout.strip().splitlines()[-1]
     if not running:  # leave a server someone else started alone
         subprocess.run([script, "stop"], capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server URL: ``SEARCHAIN_TEST_POSTGRES_URL`` (.ci/run starts one), else
+    one started here with scripts/postgres.sh and stopped after the session."""
+    require(
+        importlib.util.find_spec("psycopg") is not None,
+        "the postgres extra is not installed (make install)",
+    )
+    url = os.environ.get("SEARCHAIN_TEST_POSTGRES_URL")
+    if url:
+        yield url
+        return
+    script = str(ROOT / "scripts" / "postgres.sh")
+    running = subprocess.run([script, "url"], capture_output=True, text=True).returncode == 0
+    done = subprocess.run([script, "start"], capture_output=True, text=True, timeout=600)
+    require(done.returncode == 0, f"could not start PostgreSQL: {done.stderr[-500:]}")
+    yield done.stdout.strip().splitlines()[-1]
+    if not running:  # leave a server someone else started alone
+        subprocess.run([script, "stop"], capture_output=True, timeout=120)
+
+
+@pytest.fixture
+def postgres_db(postgres_server):
+    """The URL of a new, empty database on the test server (dropped after the test)."""
+    import uuid
+
+    import psycopg
+
+    name = f"searchain_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    base, _, _ = postgres_server.rpartition("/")
+    yield f"{base}/{name}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

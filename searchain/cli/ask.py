@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from searchain.cli.common import (
+    DEFAULT_DB,
     BackendOption,
     DbOption,
     EsIndexOption,
@@ -40,7 +41,7 @@ def ask(
     approve_corrections: Annotated[
         bool, typer.Option(help="Pause for a human before each IR correction.")
     ] = False,
-    db: DbOption = Path(".searchain/threads.sqlite"),
+    db: DbOption = DEFAULT_DB,
     thread: Annotated[
         str | None, typer.Option(help="Continue this thread (follow-up question).")
     ] = None,

@@ -25,7 +25,15 @@ EsUrlOption = Annotated[
     str, typer.Option("--es-url", help="Elasticsearch URL (default: ES_URL, then localhost:9200).")
 ]
 EsIndexOption = Annotated[str, typer.Option("--es-index", help="Elasticsearch index name.")]
-DbOption = Annotated[Path, typer.Option("--db", help="SQLite file of threads and checkpoints.")]
+DbOption = Annotated[
+    str,
+    typer.Option(
+        "--db",
+        envvar="SEARCHAIN_DB",
+        help="Threads and checkpoints: a SQLite file, or a postgresql:// URL.",
+    ),
+]
+DEFAULT_DB = ".searchain/threads.sqlite"
 
 
 def friendly_errors(command: F) -> F:

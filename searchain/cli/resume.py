@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from searchain.cli.common import DbOption
+from searchain.cli.common import DEFAULT_DB, DbOption
 from searchain.cli.session import context_from, open_threads, preload, run, unfinished
 
 
 def resume(
     thread: Annotated[str, typer.Argument(help="The thread id `searchain ask` printed.")],
-    db: DbOption = Path(".searchain/threads.sqlite"),
+    db: DbOption = DEFAULT_DB,
     approve: Annotated[bool, typer.Option(help="Approve the pending correction.")] = False,
     reject: Annotated[bool, typer.Option(help="Reject the pending correction.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
@@ -41,12 +40,12 @@ def context_from(options: dict[str, Any]) -> Any:
     )
 
 
-def open_threads(db: Path) -> tuple[Any, Any]:
-    """The thread store at ``db`` and the graph checkpointing into it."""
+def open_threads(db: str) -> tuple[Any, Any]:
+    """The thread store at ``db`` (SQLite path or PostgreSQL URL) and the graph on it."""
     from searchain.graph.searchain import build_graph
-    from searchain.threads import ThreadStore
+    from searchain.threads import open_store
 
-    store = ThreadStore(db)
+    store = open_store(db)
     return store, build_graph(checkpointer=store.checkpointer())
 
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import datetime
-from pathlib import Path
 
 from rich.markup import escape
 
-from searchain.cli.common import DbOption, out
+from searchain.cli.common import DEFAULT_DB, DbOption, out
 from searchain.cli.session import open_threads, unfinished
 
 
-def threads(db: DbOption = Path(".searchain/threads.sqlite")) -> None:
+def threads(db: DbOption = DEFAULT_DB) -> None:
     """List the threads in --db with their status and latest question."""
     store, graph = open_threads(db)
     for thread_id, created, question in store.threads():

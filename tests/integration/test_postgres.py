@@ -1,7 +1,8 @@
-"""PostgreSQL checkpoints, against a real server when SEARCHAIN_TEST_POSTGRES_URL names one."""
+"""PostgreSQL threads against a real server (.ci/run starts one; scripts/postgres.sh here)."""
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 
@@ -9,18 +10,89 @@ import pytest
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from searchain.state import checkpoint_serializer
+from searchain.threads import open_checkpointer
 from tests.conftest import ScriptedReplies, TableReader, TableRetriever
+from tests.integration.test_cli import searchain
 
-URL = os.environ.get("SEARCHAIN_TEST_POSTGRES_URL")
-pytestmark = pytest.mark.skipif(
-    not URL, reason="no PostgreSQL server on this machine: set SEARCHAIN_TEST_POSTGRES_URL to run"
+Q = "Lorenzo Monaco was influenced by which Italian painter and architect?"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pg")
+    assert searchain("index", "--demo", "--index", str(root / "index")).returncode == 0
+    script = root / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "chains": ["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto"],
+                "trace": "He was influenced by Giotto [1]. So the final answer is Giotto.",
+                "reader": "Answer: Giotto\nConfidence: 0.9",
+            }
+        )
+    )
+    return root, script
+
+
+def ask(root, script, *extra, env=None):
+    return searchain(
+        "ask",
+        Q,
+        "--index",
+        str(root / "index"),
+        "--llm",
+        f"scripted:{script}",
+        "--reader",
+        "llm",
+        "--json",
+        *extra,
+        env=env,
+        cwd=root,
+    )
+
+
+def test_cli_threads_live_in_postgres(demo, postgres_db):
+    root, script = demo
+    before = set(os.listdir(root))
+    first = ask(root, script, "--db", postgres_db, "--thread", "pg1")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["answer"] == "Giotto"
+    # SEARCHAIN_DB names the same database: a follow-up on the thread sees the first turn.
+    env = {**os.environ, "SEARCHAIN_DB": postgres_db}
+    follow = ask(root, script, "--thread", "pg1", env=env)
+    assert follow.returncode == 0, follow.stderr
+    listed = searchain("threads", env=env, cwd=root)
+    assert listed.returncode == 0, listed.stderr
+    assert "pg1" in listed.stdout and "finished" in listed.stdout
+    assert set(os.listdir(root)) == before  # no SQLite file named after the URL
+
+    with open_checkpointer(postgres_db) as saver:  # a new connection reads it back
+        state = build_graph(checkpointer=saver).get_state({"configurable": {"thread_id": "pg1"}})
+    assert [turn.question for turn in state.values["history"]] == [Q]
+    assert state.values["answer"] == "Giotto" and not state.next
+
+
+@pytest.mark.parametrize(
+    ("target", "fragment"),
+    [
+        ("mysql://user@127.0.0.1/db", "mysql:// is not supported"),
+        ("postgresql:/user@127.0.0.1:5432/db", "a PostgreSQL URL starts postgresql://"),
+        ("postgresql://user:secret@127.0.0.1:1/db", "cannot connect to PostgreSQL"),
+        (".", "is a directory"),
+    ],
 )
+def test_bad_db_targets_fail_in_one_line_and_create_nothing(demo, target, fragment):
+    root, script = demo
+    before = set(os.listdir(root))
+    for done in (ask(root, script, "--db", target), searchain("threads", "--db", target, cwd=root)):
+        assert done.returncode == 1, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and fragment in lines[0], done.stderr
+        assert "secret" not in done.stderr
+    assert set(os.listdir(root)) == before
 
 
-def test_a_thread_survives_in_postgres(passages):
-    from langgraph.checkpoint.postgres import PostgresSaver
-
+def test_graph_checkpoints_in_postgres_from_python(passages, postgres_db):
     question = "Where was Kevin Drew born?"
     llm = ScriptedReplies(
         replies=[
@@ -34,11 +106,9 @@ def test_a_thread_survives_in_postgres(passages):
         reader=TableReader({"p2": ("Toronto", 3.0)}),
     )
     config = {"configurable": {"thread_id": uuid.uuid4().hex}}
-    with PostgresSaver.from_conn_string(URL) as saver:
-        saver.serde = checkpoint_serializer()
-        saver.setup()
+    with open_checkpointer(postgres_db) as saver:
         build_graph(checkpointer=saver).invoke({"question": question}, config, context=context)
-    with PostgresSaver.from_conn_string(URL) as saver:  # a new connection reads it back
-        saver.serde = checkpoint_serializer()
+    with open_checkpointer(postgres_db) as saver:
         state = build_graph(checkpointer=saver).get_state(config)
     assert state.values["answer"] == "Toronto" and not state.next
+    assert state.values["nodes"][0].passage.id == "p2"  # searchain's types round-trip

@@ -9,10 +9,11 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 
-from searchain.threads import ThreadStore
+from searchain.threads import open_store
 from tests.integration.test_cli import searchain
 from tests.tiny_models import make_dpr_reader
 
@@ -62,16 +63,26 @@ def calls(log):
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
-def test_sigkill_then_resume_matches_an_uninterrupted_run(setup):
+@pytest.fixture(params=["sqlite", "postgres"])
+def killed_db(request, setup):
+    """Where the killed run checkpoints: a SQLite file, or a new PostgreSQL database."""
+    if request.param == "postgres":
+        return request.getfixturevalue("postgres_db")
+    return str(setup[0] / "killed.sqlite")
+
+
+def test_sigkill_then_resume_matches_an_uninterrupted_run(setup, killed_db):
     root, reader = setup
-    plain_script, plain_log = script(root, "plain")
-    done = searchain(*ask_args(root, reader, plain_script, root / "plain.sqlite", "--thread", "p"))
+    tag = uuid.uuid4().hex[:6]
+    plain_script, plain_log = script(root, f"plain-{tag}")
+    plain_db = root / f"plain-{tag}.sqlite"
+    done = searchain(*ask_args(root, reader, plain_script, plain_db, "--thread", "p"))
     assert done.returncode == 0, done.stderr
     expected = json.loads(done.stdout)
     assert [c["kind"] for c in calls(plain_log)] == ["chain", "chain", "trace"]
 
-    slow_script, slow_log = script(root, "slow", delay=3.0)
-    db = root / "killed.sqlite"
+    slow_script, slow_log = script(root, f"slow-{tag}", delay=3.0)
+    db = killed_db
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -83,7 +94,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(setup):
         stderr=subprocess.PIPE,
         text=True,
     )
-    store = ThreadStore(db)
+    store = open_store(db)
     graph_state = None
     deadline = time.monotonic() + 300
     from searchain.graph.searchain import build_graph

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A real, throw-away PostgreSQL for tests and CI, on 127.0.0.1.
+#
+#   scripts/postgres.sh start   # prints the URL; state in $PG_BASE/current
+#   scripts/postgres.sh stop
+#   scripts/postgres.sh url
+#
+# The server comes from Debian's `postgresql` package (installed here with apt-get when missing,
+# which needs root). The cluster is new on every start (initdb, trust auth on loopback only) and
+# is removed on stop. PostgreSQL will not run as root, so as root it runs as the user `postgres`
+# that the package creates.
+set -euo pipefail
+
+PG_BASE="${PG_BASE:-/tmp/searchain-pg}"
+PG_USER="${PG_USER:-postgres}"
+STATE="$PG_BASE/current"
+
+log() { echo "postgres.sh: $*" >&2; }
+
+bindir() {
+  local dir
+  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  if [ -z "$dir" ]; then
+    [ "$(id -u)" = 0 ] || { log "PostgreSQL is not installed: apt-get install postgresql (as root)"; exit 1; }
+    log "installing Debian's postgresql package"
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    dir="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
+  fi
+  echo "$dir"
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start() {
+  if [ -f "$STATE/url" ] && [ -f "$STATE/data/postmaster.pid" ]; then
+    cat "$STATE/url"; return
+  fi
+  local bin; bin="$(bindir)"
+  rm -rf "$STATE"; mkdir -p "$STATE/data"
+  local run=()
+  if [ "$(id -u)" = 0 ]; then
+    chown -R "$PG_USER" "$STATE"
+    chmod 755 "$PG_BASE"
+    run=(runuser -u "$PG_USER" --)
+  fi
+  "${run[@]}" "$bin/initdb" -D "$STATE/data" -U searchain -A trust -E UTF8 --no-sync >/dev/null
+  local port; port="$(free_port)"
+  "${run[@]}" "$bin/pg_ctl" -D "$STATE/data" -l "$STATE/server.log" -w -t 120 \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$STATE" \
+    start >/dev/null
+  local url="postgresql://searchain@127.0.0.1:$port/postgres"
+  echo "$url" > "$STATE/url"
+  log "ready at $url"
+  echo "$url"
+}
+
+stop() {
+  if [ -f "$STATE/data/postmaster.pid" ]; then
+    local bin; bin="$(bindir)"
+    local run=()
+    [ "$(id -u)" = 0 ] && run=(runuser -u "$PG_USER" --)
+    "${run[@]}" "$bin/pg_ctl" -D "$STATE/data" -m immediate -w stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$STATE"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  url) cat "$STATE/url" ;;
+  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+esac

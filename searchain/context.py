@@ -48,6 +48,13 @@ class Context:
     """Elasticsearch URL; empty reads ``ES_URL``, then http://localhost:9200."""
     es_index: str = "searchain"
     """Elasticsearch index (alias) name."""
+    es_title_field: str = "title"
+    """Elasticsearch: the field holding a passage's title (empty for none); for indexes
+    searchain did not build."""
+    es_text_field: str = "text"
+    """Elasticsearch: the field holding a passage's text."""
+    es_id_field: str = "_id"
+    """Elasticsearch: where a passage's id comes from, the document ``_id`` or a field."""
     reader: str | SkipJsonSchema[InstanceOf[Reader]] = "dpr"
     """Reader: ``dpr`` (paper default), ``extractive``, ``llm``, a model path, or an object."""
     theta: float | None = None

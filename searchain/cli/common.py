@@ -25,6 +25,16 @@ EsUrlOption = Annotated[
     str, typer.Option("--es-url", help="Elasticsearch URL (default: ES_URL, then localhost:9200).")
 ]
 EsIndexOption = Annotated[str, typer.Option("--es-index", help="Elasticsearch index name.")]
+EsTitleFieldOption = Annotated[
+    str,
+    typer.Option("--es-title-field", help="Elasticsearch: the title field ('' for none)."),
+]
+EsTextFieldOption = Annotated[
+    str, typer.Option("--es-text-field", help="Elasticsearch: the text field.")
+]
+EsIdFieldOption = Annotated[
+    str, typer.Option("--es-id-field", help="Elasticsearch: _id, or the field holding the id.")
+]
 DbOption = Annotated[
     str,
     typer.Option(

@@ -32,6 +32,9 @@ def context_from(options: dict[str, Any]) -> Any:
         index=options["index"],
         es_url=options["es_url"],
         es_index=options["es_index"],
+        es_title_field=options.get("es_title_field", "title"),
+        es_text_field=options.get("es_text_field", "text"),
+        es_id_field=options.get("es_id_field", "_id"),
         reader=options["reader"],
         task=options["task"],
         r_max=options["r_max"],
@@ -52,14 +55,12 @@ def open_threads(db: str) -> tuple[Any, Any]:
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
     from searchain.tools.llm import resolve_llm
-    from searchain.tools.resolve import resolve_reader, resolve_retriever
+    from searchain.tools.resolve import context_retriever, resolve_reader
 
     resolve_llm(context.llm)
-    retriever = resolve_retriever(
-        context.retriever, context.index, es_url=context.es_url, es_index=context.es_index
-    )
-    if hasattr(retriever, "count"):
-        retriever.count()  # Elasticsearch: reachable, and the index exists
+    retriever = context_retriever(context)
+    if hasattr(retriever, "search_fields"):
+        retriever.search_fields()  # Elasticsearch: reachable, the index and its fields exist
     loaded = resolve_reader(context.reader, context.llm)
     if hasattr(loaded, "load"):
         loaded.load()

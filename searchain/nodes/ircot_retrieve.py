@@ -9,16 +9,14 @@ from langgraph.runtime import Runtime
 from searchain.context import Context, context_of
 from searchain.events import emit
 from searchain.ircot_state import IRCoTState
-from searchain.tools.resolve import resolve_retriever
+from searchain.tools.resolve import context_retriever
 
 
 def ircot_retrieve(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Add up to K new paragraphs (by id) to the collection, never beyond its cap."""
     ctx = context_of(runtime)
     query = state.cot[-1] if state.cot else state.question
-    retriever = resolve_retriever(
-        ctx.retriever, ctx.index, es_url=ctx.es_url, es_index=ctx.es_index
-    )
+    retriever = context_retriever(ctx)
     seen = {p.id for p in state.paragraphs}
     collected = list(state.paragraphs)
     for passage in retriever.search(query, k=ctx.ircot_k):

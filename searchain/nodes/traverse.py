@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from searchain.context import Context, context_of
 from searchain.events import emit
 from searchain.state import State, accept
-from searchain.tools.resolve import resolve_reader, resolve_retriever
+from searchain.tools.resolve import context_retriever, resolve_reader
 
 
 def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -37,9 +37,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {"cursor": cursor, "nodes": nodes}
     ctx = context_of(runtime)
     node = nodes[chain[cursor]]
-    retriever = resolve_retriever(
-        ctx.retriever, ctx.index, es_url=ctx.es_url, es_index=ctx.es_index
-    )
+    retriever = context_retriever(ctx)
     passages = retriever.search(node.query, k=1)
     if not passages:
         emit(runtime, "node_retrieved", node=node.id, query=node.query, passage=None)

@@ -7,9 +7,9 @@ components without touching the graph.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -59,3 +59,17 @@ class Reader(Protocol):
     def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
         """Read each passage for ``query``; one answer per passage, in order."""
         ...
+
+
+def lookup(record: Mapping[str, Any], path: str) -> Any:
+    """A field of a document: a flat key, or a dotted path into nested objects; ``None`` if absent.
+
+    Search backends return documents as nested JSON (Elasticsearch's ``_source``, a LangChain
+    document's ``metadata``), and users name their fields as dotted paths (``meta.title``).
+    """
+    if path in record:
+        return record[path]
+    value: Any = record
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value

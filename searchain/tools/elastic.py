@@ -1,5 +1,11 @@
 """The Elasticsearch BM25 backend, on the official client, for indexes one machine cannot hold.
 
+Any index can be searched: the field names of title, text and id are settings, checked against
+the index mapping on first use (one line naming the fields found when they are missing). An index
+searchain built (its mapping says so in ``_meta``) is searched through its ``content`` copy field,
+as the embedded index scores a passage; any other index is searched read-only over its title and
+text fields and never written.
+
 Builds are atomic: passages go into a fresh physical index (``NAME-<timestamp>``), which the alias
 ``NAME`` is moved to only once every passage is in and refreshed; searches never see a
 half-built index, and a failed build leaves the previous one serving. Ids are the passage ids, so
@@ -19,9 +25,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from searchain.tools.base import Passage
+from searchain.tools.base import Passage, lookup
 
 DEFAULT_URL = "http://localhost:9200"
+BUILT_BY = "searchain"
+"""``_meta.built_by`` of the indexes searchain creates."""
 ANALYZERS = ("standard", "english")
 ELASTIC_HINT = "the Elasticsearch backend needs: pip install 'searchain[elasticsearch]'"
 T = TypeVar("T")
@@ -41,6 +49,12 @@ class ElasticSettings:
     """Index (alias) name."""
     title_boost: float = 0.0
     """Extra weight of a title match, on top of title and text scored as one document."""
+    title_field: str = "title"
+    """Field holding a passage's title (dotted for an object field); empty for none."""
+    text_field: str = "text"
+    """Field holding a passage's text (dotted for an object field)."""
+    id_field: str = "_id"
+    """Where a passage's id comes from: the document ``_id``, or a field of the document."""
     retries: int = 3
     """Attempts for a request that fails transiently (connection lost, 429, 502-504)."""
     timeout: float = 10.0
@@ -95,6 +109,7 @@ class ElasticRetriever:
         self.settings = settings or ElasticSettings()
         self.url = _redact(self.settings.resolved_url())
         self.client = _client(self.settings)
+        self._fields: list[str] | None = None  # what search matches; read from the mapping once
 
     def _call(self, what: str, request: Callable[[], T]) -> T:
         """Run ``request``, retrying transient failures with exponential backoff."""
@@ -137,25 +152,61 @@ class ElasticRetriever:
 
     def search(self, query: str, k: int = 1) -> list[Passage]:
         """Up to ``k`` passages for ``query``, best first."""
-        # `content` holds title and text together (copy_to), so BM25 scores the passage as one
-        # document, as the embedded index does; a title boost adds a separate title match.
-        fields = ["content"]
-        if self.settings.title_boost > 0:
-            fields.append(f"title^{self.settings.title_boost}")
+        fields = self.search_fields()
         body = {"multi_match": {"query": query, "fields": fields, "type": "most_fields"}}
+        s = self.settings
+        wanted = [f for f in (s.title_field, s.text_field, s.id_field) if f and f != "_id"]
         response = self._call(
             "search",
-            lambda: self.client.search(index=self.settings.index, query=body, size=k),
+            lambda: self.client.search(index=s.index, query=body, size=k, source_includes=wanted),
         )
-        return [
-            Passage(
-                hit["_id"],
-                hit["_source"].get("title", ""),
-                hit["_source"]["text"],
-                float(hit["_score"]),
+        return [self._passage(hit) for hit in response["hits"]["hits"]]
+
+    def _passage(self, hit: dict[str, Any]) -> Passage:
+        s, source = self.settings, hit.get("_source") or {}
+        passage_id = hit["_id"] if s.id_field == "_id" else lookup(source, s.id_field)
+        title = lookup(source, s.title_field) if s.title_field else ""
+        return Passage(
+            str(passage_id or hit["_id"]),
+            str(title or ""),
+            str(lookup(source, s.text_field) or ""),
+            float(hit["_score"] or 0.0),
+        )
+
+    def search_fields(self) -> list[str]:
+        """The fields a query is matched against, checked against the mapping on first use.
+
+        An index searchain built scores title and text as one document through ``content``
+        (``copy_to``), as the embedded index does; any other index is matched over its title and
+        text fields. A configured field the mapping lacks fails in one line naming those found.
+        """
+        if self._fields is not None:
+            return self._fields
+        s = self.settings
+        name = s.index
+        response = self._call("read mapping", lambda: self.client.indices.get_mapping(index=name))
+        mappings = [m.get("mappings", {}) for m in response.body.values()]
+        found = sorted({f for m in mappings for f in _mapped_fields(m.get("properties", {}))})
+        wanted = {"title": s.title_field, "text": s.text_field}
+        if s.id_field != "_id":
+            wanted["id"] = s.id_field
+        missing = [f"{what} field {f!r}" for what, f in wanted.items() if f and f not in found]
+        if missing:
+            raise ElasticsearchError(
+                f"Elasticsearch index {name!r} at {self.url} has no {' or '.join(missing)} "
+                f"(its fields: {', '.join(found) or 'none'}): name them with --es-title-field, "
+                "--es-text-field, --es-id-field (Context es_title_field, es_text_field, "
+                "es_id_field)"
             )
-            for hit in response["hits"]["hits"]
-        ]
+        ours = all(_built_by_searchain(m) for m in mappings)
+        if ours and (s.title_field, s.text_field) == ("title", "text"):
+            fields = ["content"]
+        else:
+            fields = [f for f in (s.text_field, s.title_field) if f]
+        if s.title_boost > 0 and s.title_field:
+            fields.append(f"{s.title_field}^{s.title_boost}")
+        self._fields = fields
+        return fields
 
     def exists(self) -> bool:
         """Whether the index (or alias) exists."""
@@ -238,6 +289,7 @@ class ElasticRetriever:
             raise
         for old in previous:
             self._call("delete", lambda old=old: self.client.indices.delete(index=old))
+        self._fields = None  # the alias points at a new physical index: read its mapping again
         if progress:
             progress(indexed)
         return indexed
@@ -254,11 +306,12 @@ class ElasticRetriever:
     ) -> None:
         field = {"type": "text", "similarity": "searchain_bm25", "analyzer": analyzer}
         mappings = {
+            "_meta": {"built_by": BUILT_BY},
             "properties": {
                 "title": {**field, "copy_to": "content"},
                 "text": {**field, "copy_to": "content"},
                 "content": field,
-            }
+            },
         }
         settings = {
             "number_of_shards": shards,
@@ -288,3 +341,24 @@ class ElasticRetriever:
     def _actions(index: str, passages: Iterable[Passage]) -> Iterator[dict[str, Any]]:
         for p in passages:
             yield {"_index": index, "_id": p.id, "_source": {"title": p.title, "text": p.text}}
+
+
+def _mapped_fields(properties: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every field path of a mapping's ``properties``, object fields as dotted paths."""
+    paths = []
+    for name, spec in properties.items():
+        path = f"{prefix}{name}"
+        paths.append(path)
+        paths += _mapped_fields(spec.get("properties", {}), f"{path}.")
+    return paths
+
+
+def _built_by_searchain(mapping: dict[str, Any]) -> bool:
+    """Whether searchain built this index (``_meta``; before 0.2, its ``content`` copy field)."""
+    if mapping.get("_meta", {}).get("built_by") == BUILT_BY:
+        return True
+    properties = mapping.get("properties", {})
+    copy_to = properties.get("text", {}).get("copy_to")
+    return "content" in properties and "content" in (
+        copy_to if isinstance(copy_to, list) else [copy_to]
+    )

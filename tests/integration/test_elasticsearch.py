@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,156 @@ def test_eval_builds_the_pooled_corpus_into_elasticsearch_once(es_url, shared_da
     lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert {line["config"]["backend"] for line in lines} == {"elasticsearch"}
     assert all(line["sources"] for line in lines)
+
+
+FOREIGN_DOCS = {
+    "n1": {
+        "headline": "Lorenzo Monaco",
+        "body": "Lorenzo Monaco was influenced by Giotto.",
+        "doc_id": "wiki-17",
+    },
+    "n2": {
+        "headline": "Giotto",
+        "body": "Giotto di Bondone was a Florentine painter.",
+        "doc_id": "wiki-18",
+    },
+}
+
+
+@pytest.fixture
+def foreign_index(es_url):
+    """An index the user built themselves: their field names, no `content` copy field."""
+    es = retriever(es_url, "x")
+    name = f"theirs-{time.time_ns()}"
+    es.client.indices.create(
+        index=name,
+        mappings={
+            "properties": {
+                "headline": {"type": "text"},
+                "body": {"type": "text"},
+                "doc_id": {"type": "keyword"},
+            }
+        },
+    )
+    for doc_id, doc in FOREIGN_DOCS.items():
+        es.client.index(index=name, id=doc_id, document=doc)
+    es.client.indices.refresh(index=name)
+    yield name
+    es.client.indices.delete(index=name)
+
+
+def test_a_foreign_mapping_is_refused_naming_its_fields_then_searched_by_them(
+    es_url, foreign_index
+):
+    with pytest.raises(ElasticsearchError) as refused:
+        retriever(es_url, foreign_index).search("Lorenzo Monaco")
+    message = str(refused.value)
+    assert "\n" not in message and "title field 'title'" in message
+    assert "its fields: body, doc_id, headline" in message and "--es-title-field" in message
+
+    settings = ElasticSettings(
+        url=es_url, index=foreign_index, title_field="headline", text_field="body"
+    )
+    [hit, *_] = ElasticRetriever(settings).search("Who influenced Lorenzo Monaco?", k=2)
+    assert (hit.id, hit.title) == ("n1", "Lorenzo Monaco") and "Giotto" in hit.text
+    by_field = ElasticRetriever(
+        ElasticSettings(
+            url=es_url, index=foreign_index, title_field="", text_field="body", id_field="doc_id"
+        )
+    )
+    assert [(h.id, h.title) for h in by_field.search("Florentine painter")] == [("wiki-18", "")]
+    with pytest.raises(ElasticsearchError, match="no id field 'uid'"):
+        ElasticRetriever(replace(settings, id_field="uid")).search("Giotto")
+
+
+def test_title_and_text_without_the_content_field_are_searched(es_url):
+    """An index with searchain's field names that searchain did not build (no `content`)."""
+    es = retriever(es_url, f"plain-{time.time_ns()}")
+    es.client.indices.create(
+        index=es.settings.index,
+        mappings={"properties": {"title": {"type": "text"}, "text": {"type": "text"}}},
+    )
+    es.client.index(index=es.settings.index, id="a", document={"title": "Giotto", "text": "x y"})
+    es.client.indices.refresh(index=es.settings.index)
+    try:
+        assert es.search_fields() == ["text", "title"]
+        assert [(h.id, h.title) for h in es.search("Giotto")] == [("a", "Giotto")]
+    finally:
+        es.client.indices.delete(index=es.settings.index)
+
+
+def test_the_cli_on_a_foreign_index_reads_and_never_writes(es_url, foreign_index, tmp_path):
+    from tests.integration.test_cli import searchain
+
+    script = tmp_path / "s.json"
+    script.write_text(
+        json.dumps(
+            {
+                "chains": ["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto"],
+                "trace": "Giotto [1]. So the final answer is Giotto.",
+                "reader": "Answer: Giotto\nConfidence: 0.9",
+            }
+        )
+    )
+    common = ["--backend", "elasticsearch", "--es-url", es_url, "--es-index", foreign_index]
+    ask = ["ask", "Who influenced Lorenzo Monaco?", *common, "--llm", f"scripted:{script}"]
+    ask += ["--reader", "llm", "--db", str(tmp_path / "t.sqlite"), "--json"]
+    refused = searchain(*ask)
+    assert refused.returncode == 1
+    [line] = refused.stderr.strip().splitlines()
+    assert "its fields: body, doc_id, headline" in line
+
+    done = searchain(*ask, "--es-title-field", "headline", "--es-text-field", "body")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert [(r["id"], r["title"]) for r in result["references"]] == [("n1", "Lorenzo Monaco")]
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "z", "title": "Z", "text": "zeta"}) + "\n")
+    overwrite = searchain("index", str(corpus), *common, "--overwrite")
+    assert overwrite.returncode == 1 and "did not build" in overwrite.stderr
+    assert retriever(es_url, foreign_index).client.count(index=foreign_index)["count"] == 2
+
+
+def test_langchain_elasticsearch_retrievers_keep_real_ids_and_titles(es_url, pooled):
+    """langchain-elasticsearch's retriever and store over the same real index, as backends."""
+    lces = pytest.importorskip("langchain_elasticsearch")
+    from searchain.tools.resolve import resolve_retriever
+
+    _, corpus, es = pooled
+    by_id = {p.id: p for p in corpus}
+    query = "Kevin Drew Broken Social Scene"
+    native = es.search(query, k=1)[0]
+
+    def content_match(q):
+        return {"query": {"match": {"content": q}}, "size": 3}
+
+    # The client is passed in: the integration-test server lacks `GET /`, which es_url= calls.
+    raw = lces.ElasticsearchRetriever(
+        index_name="pooled-test", body_func=content_match, content_field="text", client=es.client
+    )
+    [hit] = resolve_retriever(raw).search(query, k=1)
+    assert hit.id == native.id and hit.title == by_id[native.id].title
+    assert hit.text == by_id[native.id].text and hit.score == pytest.approx(native.score)
+
+    # A store over an existing index, searched with BM25: its documents carry no id of their own,
+    # so the adapter gives each a stable content id (the same passage gets the same id).
+    store_index = f"lc-store-{time.time_ns()}"
+    store = lces.ElasticsearchStore(
+        index_name=store_index, client=es.client, strategy=lces.BM25Strategy()
+    )
+    store.add_texts(
+        [p.text for p in corpus[:50]],
+        metadatas=[{"title": p.title} for p in corpus[:50]],
+        ids=[p.id for p in corpus[:50]],
+        refresh_indices=True,
+    )
+    try:
+        adapter = resolve_retriever(store.as_retriever(search_kwargs={"k": 3}))
+        target = corpus[7]
+        hits = adapter.search(target.text, k=3)
+        assert hits[0].title == target.title and hits[0].text == target.text
+        assert [h.id for h in adapter.search(target.text, k=3)] == [h.id for h in hits]
+        assert target.text not in hits[0].id and "#" not in hits[0].id
+    finally:
+        es.client.indices.delete(index=store_index)

@@ -54,6 +54,28 @@ def test_langchain_retrievers_plug_in_as_the_backend():
     assert [r.id for r in out["references"]] == ["d1"]
 
 
+def test_documents_without_ids_get_stable_content_ids_never_query_derived_ones():
+    from searchain.tools.resolve import LangChainRetriever
+
+    docs = [
+        Document("Kevin Drew was born in Toronto.", metadata={"headline": "Kevin Drew"}),
+        Document("Toronto is in Ontario.", metadata={"meta": {"uid": 7}}),
+    ]
+    plain = LangChainRetriever(KeywordRetriever(docs=docs))
+    first = plain.search("drew is", k=2)
+    again = plain.search("born toronto", k=2)
+    assert [p.id for p in first] == [p.id for p in again]  # the same passage, the same id
+    assert len({p.id for p in first}) == 2 and all(p.id.startswith("sha256:") for p in first)
+    assert not any("toronto" in p.id for p in first + again)
+    configured = LangChainRetriever(
+        KeywordRetriever(docs=docs), id_keys=("meta.uid",), title_keys=("headline",)
+    )
+    assert [(p.id, p.title) for p in configured.search("drew is", k=2)] == [
+        (first[0].id, "Kevin Drew"),
+        ("7", ""),
+    ]
+
+
 def test_unknown_specs_name_the_choices():
     with pytest.raises(ValueError, match="unknown LLM spec 'gpt': use 'auto', 'local'"):
         resolve_llm("gpt")

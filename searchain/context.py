@@ -8,6 +8,7 @@ in upper case (``SEARCHAIN_THETA=2.0``). A value passed explicitly wins over the
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
@@ -135,6 +136,47 @@ def _coerce(name: str, raw: str, default: Any) -> Any:
     return raw
 
 
-def context_of(runtime: Any) -> Context:
-    """The run's context, or the defaults (plus environment) when the caller passed none."""
-    return runtime.context if isinstance(runtime.context, Context) else Context()
+def context_of(runtime: Any, saved: Mapping[str, Any] | None = None) -> Context:
+    """The run's context: the fields the caller set, over the settings its thread started with.
+
+    A run on a thread need not repeat its context: a LangGraph server run resumed with only a
+    ``Command`` (an approval), or a follow-up sent without context, keeps the models, index and
+    switches the thread was started with (``saved``, kept in state by :func:`thread_settings`)
+    instead of silently falling back to the defaults. A field the caller sets to something other
+    than its default wins. A thread started with an object (a chat model, a retriever) cannot
+    have it saved, so a run without it fails in one line.
+    """
+    given = runtime.context if isinstance(runtime.context, Context) else Context()
+    if not saved:
+        return given
+    defaults = Context()
+    explicit = {
+        f.name: getattr(given, f.name)
+        for f in fields(Context)
+        if getattr(given, f.name) != getattr(defaults, f.name)
+    }
+    for name, value in saved.items():
+        if isinstance(value, dict) and name not in explicit:
+            raise ValueError(
+                f"this thread was started with a {value.get('object', 'Python')} object as "
+                f"{name!r}, which cannot be saved: pass it in this run's context again"
+            )
+    merged = {k: v for k, v in saved.items() if not isinstance(v, dict)}
+    return Context(**{**merged, **explicit})
+
+
+def thread_settings(ctx: Context) -> dict[str, Any]:
+    """What a thread remembers of its context: the fields that differ from the defaults.
+
+    Plain values are kept as they are; an object (a chat model, a retriever, a reader) is kept as
+    ``{"object": class name}``, a marker that a later run must pass it again.
+    """
+    defaults = Context()
+    settings: dict[str, Any] = {}
+    for f in fields(Context):
+        value = getattr(ctx, f.name)
+        if value == getattr(defaults, f.name):
+            continue
+        plain = value is None or isinstance(value, str | int | float | bool)
+        settings[f.name] = value if plain else {"object": type(value).__name__}
+    return settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from searchain.state import InputState
+from searchain.state import InputState, ThreadSettings
 from searchain.tools.base import Passage
 
 
@@ -25,5 +25,5 @@ class IRCoTOutput(InputState):
 
 
 @dataclass(kw_only=True)
-class IRCoTState(IRCoTOutput):
+class IRCoTState(IRCoTOutput, ThreadSettings):
     """IRCoT's working state (no more than its output)."""

@@ -20,9 +20,10 @@ KnowledgeSource = Literal["llm", "corrected", "completed"]
 """Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it."""
 
 StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
-STATE_VERSION = 1
-"""Bumped when the state's shape changes; checkpoints of another version are refused."""
 """Why reasoning ended: the whole chain passed, the round budget ran out, or no chain was found."""
+STATE_VERSION = 1
+"""Bumped when the state's shape changes incompatibly; checkpoints of another version are
+refused (a new field with a default, such as ``settings``, loads from older checkpoints)."""
 
 
 @dataclass
@@ -102,6 +103,15 @@ class Turn:
 
 
 @dataclass(kw_only=True)
+class ThreadSettings:
+    """What a thread keeps of the context it was started with (see ``context_of``)."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The context fields the thread's runs set to non-default values; a later run that gives
+    no context (a resumed approval on a LangGraph server) runs with these, not the defaults."""
+
+
+@dataclass(kw_only=True)
 class InputState:
     """What a caller provides."""
 
@@ -136,7 +146,7 @@ class OutputState(InputState):
 
 
 @dataclass(kw_only=True)
-class State(OutputState):
+class State(OutputState, ThreadSettings):
     """The full working state of one SearChain run."""
 
     question_asked: str = ""

@@ -34,7 +34,7 @@ def route_generate(state: State, runtime: Runtime[Context]) -> Literal["traverse
 
     A task without IR (``no_ir``, paper Fig. 8) answers from its one chain as written.
     """
-    interactive = task_prompt(state.task or context_of(runtime).task).interactive
+    interactive = task_prompt(state.task or context_of(runtime, state.settings).task).interactive
     return "trace" if state.stop_reason or not interactive else "traverse_nodes"
 
 

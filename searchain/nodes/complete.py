@@ -23,7 +23,7 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     node = state.current
     assert node is not None  # route_traverse only sends a node here
-    if not context_of(runtime).complete:
+    if not context_of(runtime, state.settings).complete:
         feedback = render(
             feedback_template("answer_yourself"), query=node.query, question=state.question
         )

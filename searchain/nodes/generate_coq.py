@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
-from searchain.context import Context, context_of
+from searchain.context import Context, context_of, thread_settings
 from searchain.events import emit
 from searchain.parsing import parse_chain
 from searchain.prompts import feedback_template, render, task_prompt
@@ -31,7 +31,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     calling the LLM again. On a thread whose last question is finished, this starts a new turn:
     the finished one moves to ``history`` and the per-question state starts afresh.
     """
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state.settings)
     reset: dict[str, Any] = {}
     clear: list[Any] = []
     if state.stop_reason:
@@ -107,6 +107,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "branches": [*state.branches, Branch(branch_id, root, chain, parsed.final_content)],
         "rounds": state.rounds + 1,
         "cursor": 0,
+        "settings": thread_settings(ctx),
         "stop_reason": "" if chain else "no_chain",
     }
 

@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from searchain.context import Context, context_of
+from searchain.context import Context, context_of, thread_settings
 from searchain.events import emit
 from searchain.ircot_state import IRCoTState
 from searchain.nodes.ircot_reason import format_paragraphs
@@ -21,7 +21,7 @@ def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
 
     With no paragraphs (retrieval off) the prompt asks from the LLM's own knowledge.
     """
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state.settings)
     labels = task_prompt(state.task or ctx.task).answer_labels
     closed_book = "_closed_book" if not state.paragraphs else ""
     prompt = render(
@@ -37,4 +37,4 @@ def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         first_line = reply.splitlines()[0] if reply else ""
         answer = extract_final_answer(first_line, labels) or first_line.strip(" .")
     emit(runtime, "ircot_answered", answer=answer)
-    return {"answer": answer}
+    return {"answer": answer, "settings": thread_settings(ctx)}

@@ -30,7 +30,7 @@ def format_paragraphs(paragraphs: Sequence[Passage]) -> str:
 
 def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Append one sentence: the first sentence of the LLM's reply."""
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state.settings)
     prompt = render(
         feedback_template("ircot_reason"),
         paragraphs=format_paragraphs(state.paragraphs),
@@ -56,6 +56,6 @@ def route_reason(
         not last
         or last in state.cot[:-1]
         or ANSWER_MARK.search(last)
-        or state.steps >= context_of(runtime).ircot_max_steps
+        or state.steps >= context_of(runtime, state.settings).ircot_max_steps
     )
     return "ircot_answer" if done else "ircot_retrieve"

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from searchain.context import Context, context_of
+from searchain.context import Context, context_of, thread_settings
 from searchain.events import emit
 from searchain.ircot_state import IRCoTState
 from searchain.tools.resolve import context_retriever
@@ -14,7 +14,7 @@ from searchain.tools.resolve import context_retriever
 
 def ircot_retrieve(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Add up to K new paragraphs (by id) to the collection, never beyond its cap."""
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state.settings)
     query = state.cot[-1] if state.cot else state.question
     retriever = context_retriever(ctx)
     seen = {p.id for p in state.paragraphs}
@@ -26,7 +26,11 @@ def ircot_retrieve(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, An
             seen.add(passage.id)
             collected.append(passage)
     emit(runtime, "ircot_retrieved", query=query, paragraphs=len(collected))
-    return {"paragraphs": collected, "queries": [*state.queries, query]}
+    return {
+        "paragraphs": collected,
+        "queries": [*state.queries, query],
+        "settings": thread_settings(ctx),
+    }
 
 
 def route_start(
@@ -38,11 +42,15 @@ def route_start(
     """
     if not state.question.strip():
         raise ValueError("the question is empty: pass a non-blank question")
-    return "ircot_retrieve" if context_of(runtime).ircot_k else "ircot_answer"
+    return "ircot_retrieve" if context_of(runtime, state.settings).ircot_k else "ircot_answer"
 
 
 def route_retrieve(
     state: IRCoTState, runtime: Runtime[Context]
 ) -> Literal["ircot_reason", "ircot_answer"]:
     """Reason on the new paragraphs, unless the step budget is spent (0 steps: OneR)."""
-    return "ircot_reason" if state.steps < context_of(runtime).ircot_max_steps else "ircot_answer"
+    return (
+        "ircot_reason"
+        if state.steps < context_of(runtime, state.settings).ircot_max_steps
+        else "ircot_answer"
+    )

@@ -24,7 +24,7 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     (the Chain-of-Query history is not needed); if it cites nothing, the content is rewritten
     from the path so that every step still carries its reference.
     """
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state.settings)
     labels = task_prompt(state.task or ctx.task).answer_labels
     path = state.path
     stop_reason = state.stop_reason or "chain_passed"

@@ -35,7 +35,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         cursor += 1
     if cursor == len(chain):
         return {"cursor": cursor, "nodes": nodes}
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state.settings)
     node = nodes[chain[cursor]]
     retriever = context_retriever(ctx)
     passages = retriever.search(node.query, k=1)

@@ -26,7 +26,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     the node (``rejected``) and the LLM's answer stands. With ``verify`` off (the ablation) no
     node is ever corrected.
     """
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state.settings)
     node = state.current
     assert node is not None  # route_traverse only sends a node here
     theta = ctx.theta if ctx.theta is not None else resolve_reader(ctx.reader, ctx.llm).threshold

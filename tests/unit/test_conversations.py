@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -110,3 +111,61 @@ def test_async_entry_points(passages):
     assert result["answer"] == "Montreal"
     assert [e["event"] for e in events][:2] == ["round_started", "chain_generated"]
     assert events[-1]["event"] == "trace_done"
+
+
+def test_a_run_without_context_keeps_the_settings_its_thread_started_with(tmp_path):
+    """A resumed approval that passes no context (as a LangGraph server client may) runs with
+    the thread's own LLM, index, reader and switches, never the defaults."""
+    import json
+
+    from searchain.tools.base import Passage
+    from searchain.tools.bm25 import BM25Index
+
+    BM25Index.build(
+        [Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto.")], tmp_path / "i"
+    )
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "chains": [CHAIN, f"[Query 1]: {Q1}\n[Answer 1]: Toronto."],
+                "trace": "Toronto [1]. So the final answer is Toronto.",
+                "reader": "Answer: Toronto\nConfidence: 0.9",
+            }
+        )
+    )
+    ctx = Context(
+        llm=f"scripted:{script}",
+        retriever=f"bm25:{tmp_path / 'i'}",
+        reader="llm",
+        approve_corrections=True,
+        r_max=3,
+    )
+    graph = build_graph(checkpointer=InMemorySaver())
+    graph.invoke({"question": Q1}, config("s"), context=ctx)
+    state = graph.get_state(config("s"))
+    assert state.interrupts and state.values["settings"]["r_max"] == 3
+    out = graph.invoke(Command(resume="approve"), config("s"))  # no context at all
+    assert out["answer"] == "Toronto" and out["nodes"][0].source == "corrected"
+    # A follow-up question without context also runs on the thread's settings.
+    again = graph.invoke({"question": Q1}, config("s"))
+    assert again["history"][0].answer == "Toronto" and again["rounds"] >= 1
+
+
+def test_a_thread_started_with_objects_needs_them_again(passages):
+    from searchain.context import context_of, thread_settings
+
+    llm = ScriptedReplies(replies=[])
+    saved = thread_settings(Context(llm=llm, r_max=3, theta=2.0))
+    assert saved == {"llm": {"object": "ScriptedReplies"}, "r_max": 3, "theta": 2.0}
+
+    class Runtime:
+        def __init__(self, context):
+            self.context = context
+
+    with pytest.raises(ValueError, match=r"ScriptedReplies object as 'llm'.*context again"):
+        context_of(Runtime(None), saved)
+    ctx = context_of(Runtime(Context(llm=llm, r_max=4)), saved)
+    assert (ctx.llm, ctx.r_max, ctx.theta) == (llm, 4, 2.0)  # given fields win, the rest kept
+    _, graph_llm = approval_run(passages, "approve")
+    assert graph_llm.calls  # the object path still works when the context is passed each run

@@ -12,6 +12,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from searchain.context import Context
+from searchain.graph.common import finish
 from searchain.ircot_state import IRCoTOutput, IRCoTState
 from searchain.nodes.ircot_answer import ircot_answer
 from searchain.nodes.ircot_reason import ircot_reason, route_reason
@@ -35,7 +36,7 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     builder.add_conditional_edges("ircot_reason", route_reason)
     builder.add_edge("ircot_answer", END)
     compiled = builder.compile(checkpointer=checkpointer, name="IRCoT")
-    return compiled.with_config(recursion_limit=STEP_BOUND)
+    return finish(compiled, STEP_BOUND)
 
 
 graph = build_graph()

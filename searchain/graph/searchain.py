@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
 from searchain.context import MAX_CHAIN_NODES, MAX_ROUNDS, Context, context_of
+from searchain.graph.common import finish
 from searchain.nodes.complete import complete
 from searchain.nodes.generate_coq import generate_coq
 from searchain.nodes.trace import trace
@@ -55,7 +56,7 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     builder.add_edge("complete", "generate_coq")
     builder.add_edge("trace", END)
     compiled = builder.compile(checkpointer=checkpointer, name="SearChain")
-    return compiled.with_config(recursion_limit=STEP_BOUND)
+    return finish(compiled, STEP_BOUND)
 
 
 graph = build_graph()

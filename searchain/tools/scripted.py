@@ -6,14 +6,17 @@ chosen from the conversation itself (the n-th Chain-of-Query reply is ``chains[n
 run in a new process continues the script where the checkpoint left it. It is a test and demo
 device, and says so in its name; it answers nothing it was not told to.
 
-The script file: ``{"chains": [...], "trace": "...", "reader": "...", "delay": 0, "log": "path"}``;
-``log`` (optional) gets one JSON line per call, ``delay`` seconds are slept per call.
+The script file: ``{"chains": [...], "trace": "...", "reader": "...", "delay": 0, "log": "path",
+"barrier": 0, "barrier_dir": "path"}``; ``log`` (optional) gets one JSON line per call, ``delay``
+seconds are slept per call, and with ``barrier`` N each first chain call waits until N of them
+have started (in any process) — proof that runs really run side by side, with no clock involved.
 """
 
 from __future__ import annotations
 
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,12 @@ class ScriptedChatModel(BaseChatModel):
     """Seconds to sleep per call (to make runs slow enough to interrupt in tests)."""
     log: str | None = None
     """File that gets one JSON line per call: ``{"kind", "index"}``."""
+    barrier: int = 0
+    """First chain calls wait until this many have started (0: no waiting)."""
+    barrier_dir: str | None = None
+    """Directory through which the calls of ``barrier`` count each other."""
+    barrier_timeout: float = 300.0
+    """Seconds to wait for the others before failing (they are not running side by side)."""
 
     @classmethod
     def from_file(cls, path: str) -> ScriptedChatModel:
@@ -67,8 +76,26 @@ class ScriptedChatModel(BaseChatModel):
         else:
             index = sum(isinstance(m, AIMessage) for m in messages)
             kind, text = "chain", self.chains[min(index, len(self.chains) - 1)]
+        if kind == "chain" and index == 0 and self.barrier:
+            self._wait_for_peers()
         if self.log:
             with open(self.log, "a", encoding="utf-8") as out:
                 out.write(json.dumps({"kind": kind, "index": index}) + "\n")
         time.sleep(self.delay)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
+
+    def _wait_for_peers(self) -> None:
+        """Announce this call in ``barrier_dir`` and wait until ``barrier`` calls have."""
+        if not self.barrier_dir:
+            raise ValueError("scripted LLM: barrier needs barrier_dir")
+        folder = Path(self.barrier_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / uuid.uuid4().hex).touch()
+        deadline = time.monotonic() + self.barrier_timeout
+        while sum(1 for _ in folder.iterdir()) < self.barrier:
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"scripted LLM: {self.barrier} calls never ran at once "
+                    f"({sum(1 for _ in folder.iterdir())} started)"
+                )
+            time.sleep(0.05)

@@ -37,7 +37,18 @@ def server(tmp_path_factory):
     port = free_port()
     log = (work / "server.log").open("w")
     proc = subprocess.Popen(
-        [exe, "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"],
+        [
+            exe,
+            "dev",
+            "--port",
+            str(port),
+            "--host",
+            "127.0.0.1",
+            "--no-browser",
+            "--no-reload",
+            "--n-jobs-per-worker",  # the README's command: without it runs queue one by one
+            "10",
+        ],
         cwd=work,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -58,13 +69,32 @@ def server(tmp_path_factory):
     yield url, work
     proc.terminate()
     proc.wait(timeout=30)
+    log_text = (work / "server.log").read_text()
+    # searchain's state types are registered: the server never warns about or blocks them.
+    assert "unregistered type" not in log_text and "Blocked deserialization" not in log_text
 
 
-def test_studio_serves_the_graph_and_runs_it_with_streaming(server):
+@pytest.fixture(scope="module")
+def demo_index(server):
+    _, work = server
+    assert searchain("index", "--demo", "--index", str(work / "index")).returncode == 0
+    return work / "index"
+
+
+def write_script(path, **script):
+    base = {
+        "chains": ["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto"],
+        "trace": "He was influenced by Giotto [1]. So the final answer is Giotto.",
+        "reader": "Answer: Giotto\nConfidence: 0.9",
+    }
+    path.write_text(json.dumps({**base, **script}))
+    return path
+
+
+def test_studio_serves_the_graph_and_runs_it_with_streaming(server, demo_index):
     from langgraph_sdk import get_sync_client
 
     url, work = server
-    assert searchain("index", "--demo", "--index", str(work / "index")).returncode == 0
     reader = make_dpr_reader(work / "dpr")
     script = work / "script.json"
     script.write_text(
@@ -107,3 +137,61 @@ def test_studio_serves_the_graph_and_runs_it_with_streaming(server):
     assert state["answer"] == "Giotto"
     assert state["references"][0]["title"] == "Lorenzo Monaco"
     assert state["nodes"][0]["source"] == "llm"
+
+
+def test_an_approval_resumed_without_context_keeps_the_threads_settings(server, demo_index):
+    """`command={"resume": "approve"}` with no context: the run goes on with the thread's own
+    scripted LLM, index and approval switch, not the defaults (which would load SmolLM2)."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    log = work / "approval.log"
+    script = write_script(
+        work / "approval.json",
+        chains=[
+            "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Zeus",
+            "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto",
+        ],
+        log=str(log),
+    )
+    client = get_sync_client(url=url)
+    thread = client.threads.create()["thread_id"]
+    context = {
+        "llm": f"scripted:{script}",
+        "index": str(demo_index),
+        "reader": "llm",
+        "approve_corrections": True,
+    }
+    question = {"question": "Lorenzo Monaco was influenced by which Italian painter?"}
+    client.runs.wait(thread, "searchain", input=question, context=context)
+    state = client.threads.get_state(thread)
+    [pending] = state["interrupts"]
+    assert pending["value"]["llm_answer"] == "Zeus" and pending["value"]["reader_answer"]
+    assert state["values"]["settings"]["approve_corrections"] is True
+
+    out = client.runs.wait(thread, "searchain", command={"resume": "approve"})
+    assert out["answer"] == "Giotto" and out["nodes"][0]["source"] == "corrected"
+    kinds = [json.loads(line)["kind"] for line in log.read_text().splitlines()]
+    assert kinds == ["chain", "reader", "chain", "reader", "trace"]  # all by the thread's script
+
+
+def test_five_runs_on_five_threads_run_at_once(server, demo_index):
+    """Each run's first LLM call waits until all five have started: were the server to run
+    them one at a time, the first would never see the others and fail."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    script = write_script(work / "five.json", barrier=5, barrier_dir=str(work / "five-barrier"))
+    client = get_sync_client(url=url)
+    context = {"llm": f"scripted:{script}", "index": str(demo_index), "reader": "llm"}
+    runs = []
+    for i in range(5):
+        thread = client.threads.create()["thread_id"]
+        question = {"question": f"Lorenzo Monaco was influenced by which painter ({i})?"}
+        runs.append(
+            (thread, client.runs.create(thread, "searchain", input=question, context=context))
+        )
+    for thread, run in runs:
+        client.runs.join(thread, run["run_id"])
+        assert client.runs.get(thread, run["run_id"])["status"] == "success"
+        assert client.threads.get_state(thread)["values"]["answer"] == "Giotto"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.messages import BaseMessage
+from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import BaseTool, StructuredTool
 
@@ -29,11 +31,43 @@ def format_answer(result: dict[str, Any]) -> str:
     return "\n".join(lines).strip()
 
 
-def searchain_runnable(context: Context, graph: Any = None) -> Runnable[str, dict[str, Any]]:
-    """An LCEL runnable: a question string in, the graph's output dict out."""
+def to_input(value: Any) -> dict[str, Any]:
+    """The graph's input from what an LCEL chain hands over.
+
+    A question string; a ``{"question", "task"}`` dict; a prompt value (a ``ChatPromptTemplate``
+    or ``PromptTemplate`` in front); or messages, whose last human message is the question.
+    Anything else, or a blank question, fails in one line.
+    """
+    if isinstance(value, PromptValue):
+        value = value.to_messages() if isinstance(value, ChatPromptValue) else value.to_string()
+    if isinstance(value, BaseMessage):
+        value = [value]
+    if isinstance(value, list) and all(isinstance(m, BaseMessage) for m in value):
+        human = [m for m in value if m.type == "human"]
+        if not human:
+            raise ValueError("searchain got messages with no human message: nothing to answer")
+        value = human[-1].text
+    if isinstance(value, str):
+        value = {"question": value}
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"searchain takes a question string, a {{'question', 'task'}} dict, a prompt value "
+            f"or messages, not {type(value).__name__}"
+        )
+    unknown = sorted(set(value) - {"question", "task"})
+    if unknown:
+        raise ValueError(f"searchain takes the keys question and task, not {', '.join(unknown)}")
+    question = value.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("searchain needs a non-blank 'question'")
+    return {"question": question, "task": value.get("task")}
+
+
+def searchain_runnable(context: Context, graph: Any = None) -> Runnable[Any, dict[str, Any]]:
+    """An LCEL runnable: a question (see :func:`to_input`) in, the graph's output dict out."""
     graph = graph if graph is not None else build_graph()
-    to_input = RunnableLambda(lambda question: {"question": question}, name="to_searchain_input")
-    return (to_input | graph.bind(context=context)).with_config(run_name="searchain")
+    adapter = RunnableLambda(to_input, name="to_searchain_input")
+    return (adapter | graph.bind(context=context)).with_config(run_name="searchain")
 
 
 def searchain_tool(

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from searchain import demo_corpus
 from searchain.cli.common import (
     BackendOption,
     EsIndexOption,
@@ -16,11 +17,6 @@ from searchain.cli.common import (
     check_backend,
     err,
 )
-
-
-def demo_corpus() -> Path:
-    """The small demo corpus shipped inside the package (see its DEMO_CORPUS_NOTICE.md)."""
-    return Path(__file__).parent.parent / "data" / "demo_corpus.jsonl"
 
 
 def index(

@@ -19,7 +19,7 @@ TRACE = "Kevin Drew was born in Toronto [1]. So the final answer is Toronto."
 
 def context(passages) -> Context:
     return Context(
-        llm=ScriptedReplies(replies=[CHAIN, TRACE] * 4),
+        llm=ScriptedReplies(replies=[CHAIN, TRACE] * 8),
         retriever=TableRetriever({Q1: passages["drew"]}),
         reader=TableReader({"p2": ("Toronto", 3.0)}),
     )
@@ -74,3 +74,30 @@ def test_a_langchain_agent_calls_searchain_as_a_tool(passages):
     assert tool_message.type == "tool" and tool_message.content.startswith("Answer: Toronto")
     assert out["messages"][-1].content == "Kevin Drew was born in Toronto."
     assert "Answer: Toronto" in model.calls[1][-1].content  # the agent saw the cited answer
+
+
+def test_the_runnable_takes_prompts_dicts_and_messages(passages):
+    import pytest
+    from langchain_core.messages import HumanMessage, SystemMessage
+    from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
+
+    runnable = searchain_runnable(context(passages))
+    chat = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{q}")])
+    plain = PromptTemplate.from_template("{q}")
+    for chain, value in (
+        (chat | runnable, {"q": Q1}),
+        (plain | runnable, {"q": Q1}),
+        (runnable, {"question": Q1, "task": "qa"}),
+        (runnable, [SystemMessage("Be brief."), HumanMessage(Q1)]),
+        (runnable, HumanMessage(Q1)),
+    ):
+        out = chain.invoke(value)
+        assert out["answer"] == "Toronto" and out["question"] == Q1
+    for bad, message in (
+        ({"query": Q1}, "not query"),
+        ({"question": "  "}, "non-blank"),
+        ([SystemMessage("only system")], "no human message"),
+        (42, "not int"),
+    ):
+        with pytest.raises((ValueError, TypeError), match=message):
+            runnable.invoke(bad)

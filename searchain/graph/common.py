@@ -25,8 +25,9 @@ class _SchemaAllowlistGraph(CompiledStateGraph):
 
 
 def finish(compiled: CompiledStateGraph, step_bound: int) -> CompiledStateGraph:
-    """``compiled`` with LangGraph's recursion limit set to the graph's own step bound, and
-    copies that keep its schema allowlist (see :class:`_SchemaAllowlistGraph`).
+    """``compiled`` with its recursion limit at the graph's own step bound, copies kept whole.
+
+    Its copies keep the schema allowlist (see :class:`_SchemaAllowlistGraph`).
     """
     compiled.__class__ = _SchemaAllowlistGraph
     return compiled.with_config(recursion_limit=step_bound)

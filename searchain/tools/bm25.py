@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 import re
 import shutil
 import tempfile
@@ -183,14 +184,11 @@ class BM25Index:
         self._offsets = offsets
         self._tokenize = Tokenizer(manifest["tokenizer"])
         self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
+        # Closed when the index is collected, or at exit (a __del__ may run after `os` is gone).
+        weakref.finalize(self, os.close, self._fd)
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
-
-    def __del__(self) -> None:
-        fd = getattr(self, "_fd", None)
-        if fd is not None:
-            os.close(fd)
 
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """The ``i``-th passage of the corpus (read from disk, not kept in memory)."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import weakref
 import re
 import shutil
 import tempfile
 import threading
+import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,42 +110,37 @@ def local_llm_available() -> None:
     require(ok, "the local LLM is not installed (make install)")
 
 
-@pytest.fixture(scope="session")
-def es_url():
-    """A real Elasticsearch: ``SEARCHAIN_TEST_ES_URL`` (.ci/run starts one), else one started here
-    with scripts/elasticsearch.sh and stopped after the session."""
-    url = os.environ.get("SEARCHAIN_TEST_ES_URL")
+def script_server(env: str, script_name: str, what: str) -> Iterator[str]:
+    """A real server's URL: ``env`` when set (.ci/run starts the servers), else one started here
+    with scripts/``script_name`` and stopped after the session; one someone else started is left
+    alone."""
+    url = os.environ.get(env)
     if url:
         yield url
         return
-    script = str(ROOT / "scripts" / "elasticsearch.sh")
+    script = str(ROOT / "scripts" / script_name)
     running = subprocess.run([script, "url"], capture_output=True, text=True).returncode == 0
     done = subprocess.run([script, "start"], capture_output=True, text=True, timeout=900)
-    require(done.returncode == 0, f"could not start Elasticsearch: {done.stderr[-500:]}")
+    require(done.returncode == 0, f"could not start {what}: {done.stderr[-500:]}")
     yield done.stdout.strip().splitlines()[-1]
-    if not running:  # leave a server someone else started alone
+    if not running:
         subprocess.run([script, "stop"], capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def es_url():
+    """A real Elasticsearch (scripts/elasticsearch.sh)."""
+    yield from script_server("SEARCHAIN_TEST_ES_URL", "elasticsearch.sh", "Elasticsearch")
 
 
 @pytest.fixture(scope="session")
 def postgres_server():
-    """A real PostgreSQL server URL: ``SEARCHAIN_TEST_POSTGRES_URL`` (.ci/run starts one), else
-    one started here with scripts/postgres.sh and stopped after the session."""
+    """A real PostgreSQL server (scripts/postgres.sh)."""
     require(
         importlib.util.find_spec("psycopg") is not None,
         "the postgres extra is not installed (make install)",
     )
-    url = os.environ.get("SEARCHAIN_TEST_POSTGRES_URL")
-    if url:
-        yield url
-        return
-    script = str(ROOT / "scripts" / "postgres.sh")
-    running = subprocess.run([script, "url"], capture_output=True, text=True).returncode == 0
-    done = subprocess.run([script, "start"], capture_output=True, text=True, timeout=600)
-    require(done.returncode == 0, f"could not start PostgreSQL: {done.stderr[-500:]}")
-    yield done.stdout.strip().splitlines()[-1]
-    if not running:  # leave a server someone else started alone
-        subprocess.run([script, "stop"], capture_output=True, timeout=120)
+    yield from script_server("SEARCHAIN_TEST_POSTGRES_URL", "postgres.sh", "PostgreSQL")
 
 
 @pytest.fixture

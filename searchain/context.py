@@ -7,6 +7,7 @@ in upper case (``SEARCHAIN_THETA=2.0``). A value passed explicitly wins over the
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
@@ -112,6 +113,8 @@ class Context:
         for name, low in (("ircot_k", 0), ("ircot_max_steps", 0), ("ircot_max_paragraphs", 1)):
             if not low <= getattr(self, name) <= 50:
                 raise ValueError(f"{name} must be between {low} and 50, got {getattr(self, name)}")
+        if self.theta is not None and not math.isfinite(self.theta):
+            raise ValueError(f"theta must be a finite number (or unset), got {self.theta}")
         for name in ("alpha", "dedup_threshold"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")

@@ -13,7 +13,7 @@ from searchain.context import Context, context_of
 from searchain.events import emit
 from searchain.prompts import feedback_template, render, task_prompt
 from searchain.state import State, accept
-from searchain.text import is_consistent
+from searchain.text import contains_answer, is_consistent
 from searchain.tools.resolve import resolve_reader
 
 
@@ -33,8 +33,12 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     passage = node.passage
     confident = node.confidence is not None and node.confidence > theta
     long_form = task_prompt(state.task or ctx.task).long_form
-    # No passage, or (short answers) no span: the reader has no evidence against the LLM.
-    no_evidence = passage is None or (not long_form and not node.reader_answer.strip())
+    # No passage, or (short answers) no span or one the passage does not contain (a reader that
+    # made it up): the reader has no evidence against the LLM, whatever its confidence.
+    no_evidence = passage is None or (
+        not long_form
+        and not (node.reader_answer.strip() and contains_answer(passage.text, node.reader_answer))
+    )
     consistent = no_evidence or is_consistent(
         node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha
     )

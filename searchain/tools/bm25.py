@@ -9,6 +9,7 @@ so an interrupted build never leaves a half-written index behind.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -172,6 +173,19 @@ class ScoreMatrixBuilder:
         return {"data": data[order], "indices": docs[order], "indptr": indptr, "num_docs": n_docs}
 
 
+def check_bm25_parameters(k1: float, b: float) -> None:
+    """Refuse BM25 parameters no index can be scored with, before anything is written.
+
+    NaN or infinite values would give every passage a NaN score (an index that answers
+    garbage); k1 is a term-frequency saturation (0-10 covers every published setting) and b a
+    length-normalisation weight in [0, 1].
+    """
+    if not (math.isfinite(k1) and 0.0 <= k1 <= 10.0):
+        raise ValueError(f"BM25 k1 must be a number from 0 to 10, got {k1}")
+    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
+        raise ValueError(f"BM25 b must be a number from 0 to 1, got {b}")
+
+
 class BM25Index:
     """A loaded index: ``search(query, k)`` returns passages, best first (a ``Retriever``)."""
 
@@ -270,6 +284,7 @@ class BM25Index:
 
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
+        check_bm25_parameters(k1, b)
         if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
             hint = (
                 "pass --overwrite to replace it"

@@ -238,6 +238,9 @@ class ElasticRetriever:
         """
         from elasticsearch import helpers
 
+        from searchain.tools.bm25 import check_bm25_parameters
+
+        check_bm25_parameters(k1, b)
         if analyzer not in ANALYZERS:
             raise ElasticsearchError(f"unknown analyzer {analyzer!r}: use standard or english")
         alias = self.settings.index

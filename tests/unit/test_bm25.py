@@ -167,3 +167,22 @@ def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
         c, d = reference.scores["indptr"][theirs], reference.scores["indptr"][theirs + 1]
         assert list(ours["indices"][a:b]) == list(reference.scores["indices"][c:d])
         np.testing.assert_allclose(ours["data"][a:b], reference.scores["data"][c:d], rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("k1", "b", "message"),
+    [
+        (float("nan"), 0.75, "k1 must be"),
+        (float("inf"), 0.75, "k1 must be"),
+        (-1.0, 0.75, "k1 must be"),
+        (1.2, float("nan"), "b must be"),
+        (1.2, 1.5, "b must be"),
+    ],
+)
+def test_bm25_parameters_are_checked_before_anything_is_written(index, tmp_path, k1, b, message):
+    corpus = tmp_path / "corpus.jsonl"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(ValueError, match=message):
+        BM25Index.build(read_corpus(corpus), index.path, k1=k1, b=b, overwrite=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert BM25Index.load(index.path).search("Toronto")  # the good index still answers

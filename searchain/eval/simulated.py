@@ -38,7 +38,9 @@ from searchain.tools.base import Passage, ReaderAnswer
 _QUESTION = re.compile(r'.*\[Question\]: "(?P<q>[^\n]*)"\s*$', re.S)  # the last [Question]
 _TRACE_QUESTION = re.compile(r'final content for \[Question\]: "(?P<q>[^\n]*)" using')
 _REF = re.compile(r"#(\d+)")
-_OFFER = re.compile(r'the answer for "(?P<query>.*?)" should be "(?P<answer>.*?)"', re.S)
+_OFFER = re.compile(
+    r'the answer for "(?P<query>.*?)" should be <answer>(?P<answer>.*?)</answer>', re.S
+)
 
 
 def _draw(*parts: object) -> float:
@@ -115,7 +117,10 @@ class SimulatedLLM(BaseChatModel):
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        first = messages[0].text
+        # Prompts show text as data (angle brackets as ‹ ›); the simulated model reads them back
+        # as written, as a real model would understand them ("#1 >> sibling" hops).
+        texts = [m.text.replace("\u2039", "<").replace("\u203a", ">") for m in messages]
+        first = texts[0]
         if "Write the final content" in first:
             return self._reply(self._trace(first))
         found = _QUESTION.search(first)
@@ -124,8 +129,8 @@ class SimulatedLLM(BaseChatModel):
             return self._reply("I do not know this question.")
         offers = {
             normalize_answer(m.group("query")): m.group("answer")
-            for message in messages
-            for m in _OFFER.finditer(message.text)
+            for text in texts
+            for m in _OFFER.finditer(text)
         }
         can_defer = "[Unsolved Query]" in first
         return self._reply(self._chain(*entry, offers, can_defer))

@@ -23,9 +23,8 @@ ANSWER_MARK = re.compile(r"answer is", re.IGNORECASE)
 
 
 def format_paragraphs(paragraphs: Sequence[Passage]) -> str:
-    """Paragraphs as the prompts show them, inside one <reference> block."""
-    body = "\n\n".join(f"[{p.title}] {p.text}" for p in paragraphs) or "(none)"
-    return f"<reference>\n{body}\n</reference>"
+    """Paragraphs as the prompts show them (the template puts them in a <reference> block)."""
+    return "\n\n".join(f"[{p.title}] {p.text}" for p in paragraphs) or "(none)"
 
 
 def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ feedback template.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -81,13 +82,22 @@ def feedback_template(name: str) -> str:
 
 
 def render(template: str, **values: object) -> str:
-    """Fill ``template``'s placeholders.
+    """Fill ``template``'s placeholders with values that stay data.
 
-    ``str.format`` never re-reads the values it inserts, so braces inside questions or passages
-    are safe; ``</reference>`` inside a passage is neutralised so retrieved text cannot close the
-    delimiter early and pose as instructions.
+    Every delimiter (``<reference>``, ``<answer>``, ``<steps>``, …) is written by the template
+    itself; the values (passages, reader answers, questions, the LLM's own earlier text) pass
+    through :func:`as_data`, so no value can close a delimiter early and pose as instructions.
+    ``str.format`` never re-reads what it inserts, so braces in values are safe too.
     """
-    cleaned = {
-        key: str(value).replace("</reference>", "</ reference>") for key, value in values.items()
-    }
-    return template.format(**cleaned)
+    return template.format(**{key: as_data(str(value)) for key, value in values.items()})
+
+
+# Angle brackets in every form a model may read as one: ASCII, full-width, small, CJK and
+# mathematical ones, and HTML entities (named, decimal, hexadecimal, with or without ";").
+_OPENING = re.compile(r"[<\uff1c\ufe64\u2329\u3008\u27e8]|&(?:lt|#0*60|#x0*3c);?", re.IGNORECASE)
+_CLOSING = re.compile(r"[>\uff1e\ufe65\u232a\u3009\u27e9]|&(?:gt|#0*62|#x0*3e);?", re.IGNORECASE)
+
+
+def as_data(text: str) -> str:
+    """``text`` with nothing a model could read as a tag: every angle bracket becomes ‹ or ›."""
+    return _CLOSING.sub("\u203a", _OPENING.sub("\u2039", text))

@@ -56,7 +56,8 @@ def test_draws_are_reproducible_and_offers_are_taken(world):
         == SimulatedLLM.for_records(pairs, p=0.5, u=0.0, seed=7).invoke([HumanMessage(prompt)]).text
     )
     hop1 = first.splitlines()[0].split(": ", 1)[1]
-    feedback = f'According to the Reference, the answer for "{hop1}" should be "Offered Entity"'
+    offer = "<answer>Offered Entity</answer>"
+    feedback = f'According to the Reference, the answer for "{hop1}" should be {offer}'
     again = llm.invoke([HumanMessage(prompt), HumanMessage(feedback)]).text
     assert "[Answer 1]: Offered Entity" in again
     assert (

@@ -43,7 +43,7 @@ def test_follow_up_question_sees_the_earlier_turn_and_reuses_its_nodes(passages)
         {"question": "Where do Kevin Drew's buses leave?"}, config("t"), context=ctx
     )
     prompt = llm.calls[2][0].text
-    assert "Earlier in this conversation:" in prompt and "[Answer]: Montreal" in prompt
+    assert "<earlier>" in prompt and "[Answer]: Montreal" in prompt
     assert f"- {Q1} Montreal." in prompt  # the verified fact, offered for reuse
     assert len(llm.calls[2]) == 1  # a fresh Chain-of-Query conversation, not the old one
     assert retriever.queries == [Q1, "Where do buses leave?"]  # Q1 was not searched again

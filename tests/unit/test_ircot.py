@@ -66,7 +66,7 @@ def test_alternates_until_answer_is_then_answers_directly():
     ]
     assert all(k == 2 for _, k in retriever.queries)
     assert len(out["paragraphs"]) == 6 and out["answer"] == "Giotto"
-    assert "Reasoning so far: Lorenzo Monaco trained in Florence." in llm.calls[1][0].text
+    assert "<reasoning>\nLorenzo Monaco trained in Florence.\n</reasoning>" in llm.calls[1][0].text
     assert "<reference>" in llm.calls[3][0].text  # the answer step reads the paragraphs
 
 

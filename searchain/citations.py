@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from searchain.state import Reference, TreeNode
 
 _CITATION = re.compile(r"\s?\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+MAX_DIGITS = 9
+"""A number with more digits cites no step of any path: it is removed and not listed (as an int it
+could exceed what a checkpoint stores, or Python's int-conversion limit)."""
 _ADJACENT = re.compile(r"(?<=\[\d)\]\s+\[(?=\d)|(?<=\[\d\d)\]\s+\[(?=\d)")
 
 
@@ -26,7 +29,10 @@ def resolve_citations(
 
     def replace(match: re.Match[str]) -> str:
         keep = []
-        for number in (int(part) for part in re.split(r"\s*[,;]\s*", match.group(1))):
+        for digits in re.split(r"\s*[,;]\s*", match.group(1)):
+            if len(digits.lstrip("0")) > MAX_DIGITS:
+                continue
+            number = int(digits)
             node = by_step.get(number)
             if node is None or node.passage is None:
                 if number not in unresolved:

@@ -15,6 +15,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
+from searchain.text import clean_text
 
 TOOL_DESCRIPTION = (
     "Answers a complex, multi-step factual question by planning sub-questions, checking each "
@@ -60,7 +61,7 @@ def to_input(value: Any) -> dict[str, Any]:
     question = value.get("question")
     if not isinstance(question, str) or not question.strip():
         raise ValueError("searchain needs a non-blank 'question'")
-    return {"question": question, "task": value.get("task")}
+    return {"question": clean_text(question), "task": value.get("task")}
 
 
 def searchain_runnable(context: Context, graph: Any = None) -> Runnable[Any, dict[str, Any]]:

@@ -23,16 +23,24 @@ from dataclasses import dataclass, field
 from searchain.text import normalize_answer
 
 _KINDS = r"unsolved[ _-]?query|sub[ -]?query|query|answer|final[ _-]?content|question|claim"
+# Every optional part starts with its own character (``#``, a digit, ``.``, ``*``/``_``) and is
+# followed by at most one run of blanks, so a run of blanks can be matched one way only: matching
+# is linear in the reply's length whatever it holds (no catastrophic backtracking).
 _MARKER = re.compile(
     rf"""
-    (?:\*\*|__)?\[\s*(?P<kind>{_KINDS})\s*\#?\s*(?P<num>\d+)?\s*\.?\s*\](?:\*\*|__)?\s*[:：]?
+    (?:\*\*|__)?\[\s*(?P<kind>{_KINDS})\s*(?:\#\s*)?(?:(?P<num>\d+)\s*)?(?:\.\s*)?\]
+    (?:\*\*|__)?[ \t]*[:：]?
     |
-    ^[ \t>#*\-]*(?:\*\*|__)?(?P<bkind>{_KINDS})\s*\#?\s*(?P<bnum>\d+)?\s*(?:\*\*|__)?\s*[:：]
+    ^[ \t>#*\-]*(?:\*\*|__)?(?P<bkind>{_KINDS})[ \t]*(?:\#[ \t]*)?(?:(?P<bnum>\d+)[ \t]*)?
+    (?:(?:\*\*|__)[ \t]*)?[:：]
     """,
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
-_PROMPT_ECHO = re.compile(r"^\s*if you (?:don'?t |do not )?know the answer\s*:?\s*$", re.I | re.M)
-_CITATION = re.compile(r"\s*\[\d+\]")
+_PROMPT_ECHO = re.compile(
+    r"^[ \t]*if you (?:don'?t |do not )?know the answer[ \t]*:?[ \t]*$", re.I | re.M
+)
+# Starts only where a blank run starts, so a long run is scanned once, not once per blank.
+_CITATION = re.compile(r"(?<![ \t])[ \t]*\[\d+\]")
 _TRAILING_BULLET = re.compile(r"\n[ \t]*[-*#>]+[ \t]*$")
 _EDGE_NOISE = " \t\r\n*_\"'`“”:："
 
@@ -113,8 +121,9 @@ def parse_chain(text: str, *, max_nodes: int = 12) -> ParsedChain:
     return ParsedChain(nodes=nodes[:max_nodes], final_content=final_content, dropped=dropped)
 
 
+# The answer starts at the first character the separator class cannot take: linear matching.
 _FINAL_ANSWER = re.compile(
-    r"(?:final answer|the answer|answer)\s*(?:is|:)\s*[:\"'“]?\s*(?P<answer>[^\n]+)", re.I
+    r"(?:final answer|the answer|answer)\s*(?:is|:)[\s:\"'“]*(?P<answer>[^\s:\"'“][^\n]*)", re.I
 )
 
 

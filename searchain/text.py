@@ -15,6 +15,17 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation + "‘’“”–—")
 
 
+def clean_text(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates replaced by U+FFFD, so it can be stored and sent.
+
+    They arrive from model replies, JSON surrogate escapes and undecodable command-line bytes;
+    no checkpoint, message or JSON encoder accepts them.
+    """
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def normalize_answer(text: str) -> str:
     """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
     text = text.lower().translate(_PUNCTUATION)

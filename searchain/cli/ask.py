@@ -21,6 +21,7 @@ from searchain.cli.common import (
     check_backend,
 )
 from searchain.cli.session import context_from, open_threads, preload, run, unfinished
+from searchain.text import clean_text
 
 
 def ask(
@@ -55,6 +56,7 @@ def ask(
 ) -> None:
     """Answer QUESTION with SearChain and show the cited passages and the reasoning tree."""
     check_backend(backend)
+    question = clean_text(question)  # undecodable bytes of the command line arrive as surrogates
     if not question.strip():
         raise ValueError("the question is empty: pass a non-blank question")
     options = {

@@ -15,7 +15,7 @@ from searchain.parsing import parse_chain
 from searchain.prompts import feedback_template, render, task_prompt
 from searchain.state import Branch, State, TreeNode, Turn
 from searchain.tools.dedup import find_duplicate
-from searchain.tools.llm import resolve_llm
+from searchain.tools.llm import reply_text, resolve_llm
 
 # A chain ends where a model starts inventing the next few-shot example; stopping there saves
 # most of a small model's generation time.
@@ -50,8 +50,8 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {"stop_reason": "max_rounds"}
     new_messages = [] if state.messages else [HumanMessage(_first_prompt(state, ctx))]
     emit(runtime, "round_started", round=state.rounds + 1)
-    reply = resolve_llm(ctx.llm).invoke([*state.messages, *new_messages], stop=STOP)
-    parsed = parse_chain(reply.text, max_nodes=ctx.max_chain_nodes)
+    reply = reply_text(resolve_llm(ctx.llm).invoke([*state.messages, *new_messages], stop=STOP))
+    parsed = parse_chain(reply, max_nodes=ctx.max_chain_nodes)
 
     branch_id = len(state.branches)
     root = state.path[-1].id if state.path else None
@@ -101,7 +101,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     )
     return {
         **reset,
-        "messages": [*clear, *new_messages, AIMessage(reply.text)],
+        "messages": [*clear, *new_messages, AIMessage(reply)],
         "question_asked": state.question,
         "nodes": nodes,
         "branches": [*state.branches, Branch(branch_id, root, chain, parsed.final_content)],

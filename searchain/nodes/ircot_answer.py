@@ -13,7 +13,7 @@ from searchain.ircot_state import IRCoTState
 from searchain.nodes.ircot_reason import format_paragraphs
 from searchain.parsing import extract_final_answer
 from searchain.prompts import feedback_template, render, task_prompt
-from searchain.tools.llm import resolve_llm
+from searchain.tools.llm import reply_text, resolve_llm
 
 
 def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -30,7 +30,7 @@ def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         question=state.question,
         answer_instruction=f" The answer must be one of: {', '.join(labels)}." if labels else "",
     )
-    reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]).text.strip()
+    reply = reply_text(resolve_llm(ctx.llm).invoke([HumanMessage(prompt)])).strip()
     if ctx.ircot_answer == "cot":
         answer = extract_final_answer(reply, labels)
     else:

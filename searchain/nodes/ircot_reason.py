@@ -14,7 +14,7 @@ from searchain.events import emit
 from searchain.ircot_state import IRCoTState
 from searchain.prompts import feedback_template, render
 from searchain.tools.base import Passage
-from searchain.tools.llm import resolve_llm
+from searchain.tools.llm import reply_text, resolve_llm
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 # Only the first sentence is kept, so generation stops where one ends.
@@ -36,7 +36,8 @@ def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         question=state.question,
         cot=" ".join(state.cot) or "(none yet)",
     )
-    reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)], stop=SENTENCE_STOP).text.strip()
+    llm = resolve_llm(ctx.llm)
+    reply = reply_text(llm.invoke([HumanMessage(prompt)], stop=SENTENCE_STOP)).strip()
     sentence = _SENTENCE_END.split(reply, maxsplit=1)[0].strip() if reply else ""
     emit(runtime, "ircot_reasoned", step=state.steps + 1, sentence=sentence)
     return {"cot": [*state.cot, sentence], "steps": state.steps + 1}

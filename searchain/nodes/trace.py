@@ -13,7 +13,7 @@ from searchain.events import emit
 from searchain.parsing import extract_final_answer
 from searchain.prompts import feedback_template, render, task_prompt
 from searchain.state import State
-from searchain.tools.llm import resolve_llm
+from searchain.tools.llm import reply_text, resolve_llm
 
 
 def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -29,11 +29,19 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     path = state.path
     stop_reason = state.stop_reason or "chain_passed"
     if not path:
+        # Nothing was accepted, so nothing can be cited: the LLM's own final content is the
+        # result, its [n] markers removed (and reported) like any that point nowhere.
         last = state.branches[-1].final_content if state.branches else None
-        content = last if last is not None else (state.messages[-1].text if state.messages else "")
+        raw = last if last is not None else (state.messages[-1].text if state.messages else "")
+        content, _, unresolved = resolve_citations(raw, [])
         answer = extract_final_answer(content, labels)
-        emit(runtime, "trace_done", references=0)
-        return {"final_content": content, "answer": answer, "stop_reason": stop_reason}
+        emit(runtime, "trace_done", references=0, unresolved=unresolved)
+        return {
+            "final_content": content,
+            "answer": answer,
+            "unresolved_citations": unresolved,
+            "stop_reason": stop_reason,
+        }
 
     steps = "\n".join(f"[{node.step}] {node.query} {node.answer}" for node in path)
     instruction = f" The answer must be one of: {', '.join(labels)}." if labels else ""
@@ -43,7 +51,7 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         steps=steps,
         answer_instruction=instruction,
     )
-    reply = resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]).text
+    reply = reply_text(resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]))
     content, references, unresolved = resolve_citations(reply, path)
     answer = extract_final_answer(content, labels) or path[-1].answer.strip(" .")
     if not references:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from searchain.text import clean_text
 from searchain.tools.base import Passage
 
 MANIFEST = "searchain-index.json"
@@ -65,11 +66,11 @@ def read_corpus(path: str | Path) -> Iterator[Passage]:
                 raise CorpusError(f'{where}: missing or empty "text"')
             if record.get("id") in (None, ""):
                 raise CorpusError(f'{where}: missing "id"')
-            passage_id = str(record["id"])
+            passage_id = clean_text(str(record["id"]))
             if passage_id in seen:
                 raise CorpusError(f"{where}: id {passage_id!r} repeats an earlier line")
             seen.add(passage_id)
-            yield Passage(passage_id, str(record.get("title") or ""), text)
+            yield Passage(passage_id, clean_text(str(record.get("title") or "")), clean_text(text))
 
 
 class Tokenizer:

@@ -18,6 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from searchain.text import clean_text
 from searchain.tools.cache import load_once
 
 AUTO_OPENAI = "openai:gpt-4o-mini"
@@ -132,6 +133,15 @@ class _StopOnText:
         text = self.tokenizer.decode(input_ids[0][self.prompt_tokens :], skip_special_tokens=True)
         done = any(marker in text for marker in self.stop)
         return torch.full((input_ids.shape[0],), done, dtype=torch.bool)
+
+
+def reply_text(message: BaseMessage) -> str:
+    """The text of a chat model's reply, whatever its shape, safe to store and show.
+
+    Text content blocks are joined (a reply of tool calls or other blocks alone has none), and
+    lone surrogates, which no checkpoint or message accepts, become U+FFFD.
+    """
+    return clean_text(message.text)
 
 
 def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:

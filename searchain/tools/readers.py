@@ -30,6 +30,7 @@ from searchain.prompts import feedback_template, render
 from searchain.text import normalize_answer
 from searchain.tools.base import Passage, ReaderAnswer
 from searchain.tools.cache import load_once
+from searchain.tools.llm import reply_text
 
 DEFAULT_DPR = "facebook/dpr-reader-multiset-base"
 DEFAULT_EXTRACTIVE = "deepset/roberta-base-squad2"
@@ -250,7 +251,8 @@ class LLMReader:
         config: RunnableConfig = {"tags": [READER_TAG]}
         replies = self.llm.batch(prompts, config=config, stop=["\n\n"]) if prompts else []
         return [
-            self.parse(r.text, p.as_reference()) for r, p in zip(replies, passages, strict=True)
+            self.parse(reply_text(r), p.as_reference())
+            for r, p in zip(replies, passages, strict=True)
         ]
 
     @staticmethod

@@ -32,6 +32,16 @@ def normalize_answer(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
+def occurs_in(span: str, text: str) -> bool:
+    """Whether a reader's ``span`` was taken from ``text`` (normalised; a word piece counts).
+
+    Extractive readers cut spans out of the passage, sometimes mid-word; a span found nowhere in
+    it was made up (an LLM reader's guess, or text steering it), and is no evidence.
+    """
+    needle = normalize_answer(span)
+    return bool(needle) and needle in normalize_answer(text)
+
+
 def contains_answer(prediction: str, answer: str) -> bool:
     """Whether the normalised ``answer`` occurs in the normalised ``prediction`` on word bounds.
 

@@ -11,12 +11,13 @@ refuses anything else in one line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -24,6 +25,8 @@ from urllib.parse import urlsplit, urlunsplit
 from searchain.state import STATE_VERSION, checkpoint_serializer
 
 DEFAULT_DB = ".searchain/threads.sqlite"
+BUSY_SECONDS = 60.0
+"""How long a SQLite writer waits for another process's write to finish."""
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 POSTGRES_HINT = "PostgreSQL threads need: pip install 'searchain[postgres]'"
 
@@ -46,6 +49,15 @@ class ThreadStore:
 
     def close(self) -> None:
         """Close the connection."""
+        raise NotImplementedError
+
+    def lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Hold ``thread_id`` for one run; a second run on it fails at once with one line.
+
+        Two runs on one thread would each extend the checkpoint they started from, and the last
+        to write would silently drop the other's turn. The lock dies with its process, so a
+        crashed run never leaves the thread stuck.
+        """
         raise NotImplementedError
 
     def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -103,8 +115,23 @@ class SqliteThreadStore(ThreadStore):
         self.where = str(self.path)
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise ValueError(f"{self.path} is read-only: make it writable or pass another --db")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=2.0)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Many processes may write threads to one file: wait for the write lock (WAL lets
+            # readers go on meanwhile) rather than failing with "database is locked".
+            self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_SECONDS)
+        except (OSError, sqlite3.Error) as exc:
+            raise ValueError(
+                f"cannot open {self.path} ({exc}): pass a --db in a writable directory"
+            ) from None
+        tables = {row[0] for row in self._query("SELECT name FROM sqlite_master")}
+        if tables and not tables & {"searchain_threads", "checkpoints"}:
+            names = ", ".join(sorted(tables)[:5])
+            raise ValueError(
+                f"{self.path} is another program's SQLite database (tables: {names}): "
+                "pass another --db"
+            )
+        self._query("PRAGMA journal_mode=WAL")
         self._create_table("REAL")
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -127,12 +154,33 @@ class SqliteThreadStore(ThreadStore):
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         saver = SqliteSaver(self.conn, serde=checkpoint_serializer())
-        saver.setup()
+        try:
+            saver.setup()
+        except sqlite3.Error as exc:
+            raise ValueError(f"{self.path} is not a usable thread database ({exc})") from None
         return saver
 
     def close(self) -> None:
         """Close the file."""
         self.conn.close()
+
+    @contextmanager
+    def lock(self, thread_id: str) -> Iterator[None]:
+        """An exclusive ``flock`` on a lock file per thread beside the database."""
+        import fcntl
+
+        folder = self.path.with_name(self.path.name + ".locks")
+        folder.mkdir(exist_ok=True)
+        name = hashlib.sha256(thread_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        with (folder / name).open("a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise busy(thread_id) from None
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class PostgresThreadStore(ThreadStore):
@@ -186,6 +234,29 @@ class PostgresThreadStore(ThreadStore):
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
+
+    @contextmanager
+    def lock(self, thread_id: str) -> Iterator[None]:
+        """A PostgreSQL session advisory lock on the thread.
+
+        The server releases it when the connection ends, so a killed run frees the thread.
+        """
+        key = int.from_bytes(hashlib.sha256(thread_id.encode()).digest()[:8], "big", signed=True)
+        [(held,)] = self._query("SELECT pg_try_advisory_lock(%s)", (key,))
+        if not held:
+            raise busy(thread_id)
+        try:
+            yield
+        finally:
+            self._query("SELECT pg_advisory_unlock(%s)", (key,))
+
+
+def busy(thread_id: str) -> ValueError:
+    """The one line for a thread another run holds."""
+    return ValueError(
+        f"thread {thread_id!r} is busy: another run is using it; wait for it to finish "
+        "(`searchain threads` shows it), or pass another --thread"
+    )
 
 
 def redact_url(url: str) -> str:

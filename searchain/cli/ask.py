@@ -76,13 +76,15 @@ def ask(
     }
     context = context_from(options)
     store, graph = open_threads(db)
-    config = {"configurable": {"thread_id": thread or uuid.uuid4().hex[:12]}}
-    if thread is not None and store.exists(thread):
-        store.options(thread)  # a thread of this state version, or one clear error
-        if unfinished(graph.get_state(config)):
-            raise ValueError(
-                f"thread {thread!r} has an unfinished run: `searchain resume {thread}` first"
-            )
-    preload(context)
-    store.record(config["configurable"]["thread_id"], options, question)
-    run(graph, {"question": question, "task": task}, config, context, as_json)
+    thread_id = thread or uuid.uuid4().hex[:12]
+    config = {"configurable": {"thread_id": thread_id}}
+    with store.lock(thread_id):  # one run per thread at a time: no turn is lost
+        if thread is not None and store.exists(thread):
+            store.options(thread)  # a thread of this state version, or one clear error
+            if unfinished(graph.get_state(config)):
+                raise ValueError(
+                    f"thread {thread!r} has an unfinished run: `searchain resume {thread}` first"
+                )
+        preload(context)
+        store.record(thread_id, options, question)
+        run(graph, {"question": question, "task": task}, config, context, as_json)

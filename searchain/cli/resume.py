@@ -23,18 +23,19 @@ def resume(
     store, graph = open_threads(db)
     context = context_from(store.options(thread))
     config = {"configurable": {"thread_id": thread}}
-    state = graph.get_state(config)
-    if not unfinished(state):
-        raise ValueError(
-            f"thread {thread!r} already finished: ask a follow-up with "
-            f"`searchain ask QUESTION --thread {thread}`"
-        )
-    payload: Any = None
-    if state.interrupts:
-        if approve == reject:
-            raise ValueError("a correction is waiting: pass --approve or --reject")
-        payload = Command(resume="approve" if approve else "reject")
-    elif approve or reject:
-        raise ValueError(f"thread {thread!r} has no correction waiting for approval")
-    preload(context)
-    run(graph, payload, config, context, as_json)
+    with store.lock(thread):  # a run still going on this thread is not resumed twice
+        state = graph.get_state(config)
+        if not unfinished(state):
+            raise ValueError(
+                f"thread {thread!r} already finished: ask a follow-up with "
+                f"`searchain ask QUESTION --thread {thread}`"
+            )
+        payload: Any = None
+        if state.interrupts:
+            if approve == reject:
+                raise ValueError("a correction is waiting: pass --approve or --reject")
+            payload = Command(resume="approve" if approve else "reject")
+        elif approve or reject:
+            raise ValueError(f"thread {thread!r} has no correction waiting for approval")
+        preload(context)
+        run(graph, payload, config, context, as_json)

@@ -13,7 +13,7 @@ from searchain.context import Context, context_of
 from searchain.events import emit
 from searchain.prompts import feedback_template, render, task_prompt
 from searchain.state import State, accept
-from searchain.text import contains_answer, is_consistent
+from searchain.text import is_consistent, occurs_in
 from searchain.tools.resolve import resolve_reader
 
 
@@ -37,7 +37,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # made it up): the reader has no evidence against the LLM, whatever its confidence.
     no_evidence = passage is None or (
         not long_form
-        and not (node.reader_answer.strip() and contains_answer(passage.text, node.reader_answer))
+        and not occurs_in(node.reader_answer, passage.as_reference())
     )
     consistent = no_evidence or is_consistent(
         node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha

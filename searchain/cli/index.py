@@ -47,9 +47,11 @@ def index(
     if (corpus is None) == (not demo):
         raise ValueError("give a CORPUS file or --demo (not both)")
     source = demo_corpus() if demo else corpus
+    if source is not None and source.is_dir():
+        raise ValueError(f"corpus {source} is a directory: pass a JSON-lines file")
     if source is None or not source.is_file():
         raise ValueError(f"corpus {source} does not exist")
-    with source.open(encoding="utf-8") as lines:
+    with source.open(encoding="utf-8-sig", errors="replace") as lines:  # counted for the bar
         total = sum(1 for line in lines if line.strip())
     started = time.perf_counter()
     columns = ("indexing", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

@@ -8,6 +8,7 @@ so an interrupted build never leaves a half-written index behind.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
@@ -50,15 +51,23 @@ def read_corpus(path: str | Path) -> Iterator[Passage]:
     an ``id`` unseen so far raises :class:`CorpusError` naming the line.
     """
     seen: set[str] = set()
-    with Path(path).open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
+    with Path(path).open("rb") as lines:
+        for number, raw in enumerate(lines, 1):
+            where = f"{path}:{number}"
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)  # as some editors and Windows tools write
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CorpusError(f"{where}: not UTF-8 (byte {exc.start + 1})") from None
             if not line.strip():
                 continue
-            where = f"{path}:{number}"
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise CorpusError(f"{where}: not valid JSON ({exc.msg})") from None
+            except RecursionError:
+                raise CorpusError(f"{where}: JSON nested too deeply to be a passage") from None
             if not isinstance(record, dict):
                 raise CorpusError(f"{where}: expected a JSON object with id, title, text")
             text = record.get("text")

@@ -62,10 +62,33 @@ def test_existing_index_needs_overwrite(demo_index):
         (["--reader", "bert"], "unknown reader 'bert'"),
         (["--task", "poetry"], "unknown task 'poetry'"),
         (["--r-max", "0"], "r_max must be between 1 and 10"),
+        (["--theta", "nan"], "theta must be a finite number"),
     ],
 )
 def test_bad_options_get_one_line_errors(demo_index, args, fragment):
     one_line_error(searchain("ask", "Who?", "--index", str(demo_index), *args), fragment)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--k1", "nan"], "k1 must be a number from 0 to 10"),
+        (["--b", "2"], "b must be a number from 0 to 1"),
+    ],
+)
+def test_bad_index_settings_are_refused_before_the_good_index_is_touched(
+    demo_index, args, fragment
+):
+    before = sorted(p.name for p in demo_index.iterdir())
+    done = searchain("index", "--demo", "--index", str(demo_index), "--overwrite", *args)
+    one_line_error(done, fragment)
+    assert sorted(p.name for p in demo_index.iterdir()) == before
+
+
+def test_a_directory_given_as_corpus_is_named_as_one(tmp_path):
+    one_line_error(
+        searchain("index", str(tmp_path), "--index", str(tmp_path / "i")), "is a directory"
+    )
 
 
 def test_missing_index_and_blank_question(tmp_path, demo_index):

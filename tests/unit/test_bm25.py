@@ -23,8 +23,13 @@ CORPUS = [
 ]
 
 
-def write_corpus(path: Path, rows: list) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+def write_corpus(path: Path, rows: list, prefix: bytes = b"") -> Path:
+    def line(row) -> bytes:
+        if isinstance(row, bytes):
+            return row
+        return (row if isinstance(row, str) else json.dumps(row)).encode()
+
+    path.write_bytes(prefix + b"".join(line(r) + b"\n" for r in rows))
     return path
 
 
@@ -91,6 +96,8 @@ def test_concurrent_searches_agree(index):
         ('{"id": "x", "text": "   "}', r'corpus.jsonl:2: missing or empty "text"'),
         ('{"title": "t", "text": "no id"}', r'corpus.jsonl:2: missing "id"'),
         ('{"id": "p1", "text": "again"}', r"corpus.jsonl:2: id 'p1' repeats an earlier line"),
+        ('{"id": "x", "text": ' + "[" * 200_000 + "]" * 200_000 + "}", r"nested too deeply"),
+        (b'{"id": "x", "text": "\xff\xfe"}', r"corpus.jsonl:2: not UTF-8"),
     ],
 )
 def test_bad_corpus_lines_name_the_line_and_leave_no_index(tmp_path, line, message):
@@ -186,3 +193,11 @@ def test_bm25_parameters_are_checked_before_anything_is_written(index, tmp_path,
         BM25Index.build(read_corpus(corpus), index.path, k1=k1, b=b, overwrite=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert BM25Index.load(index.path).search("Toronto")  # the good index still answers
+
+
+def test_a_byte_order_mark_and_lone_surrogate_escapes_are_read(tmp_path):
+    row = {"id": "bom", "title": "T \ud800", "text": "Kevin Drew \udfff was born"}
+    corpus = write_corpus(tmp_path / "c.jsonl", [row], prefix=b"\xef\xbb\xbf")
+    index = BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    [hit] = index.search("Kevin Drew", k=1)
+    assert hit.id == "bom" and hit.text == "Kevin Drew \ufffd was born"  # storable text

@@ -61,7 +61,7 @@ def ask(
         raise ValueError("the question is empty: pass a non-blank question")
     options = {
         "backend": backend,
-        "index": str(index.resolve()),
+        "index": str(index.absolute()),  # the link, not the version it points to now
         "es_url": es_url,
         "es_index": es_index,
         "es_title_field": es_title_field,

@@ -16,6 +16,7 @@ from searchain.cli.common import (
     IndexOption,
     check_backend,
     err,
+    out,
 )
 
 
@@ -37,12 +38,21 @@ def index(
         str, typer.Option(help="Embedded: stem (stop words, stemming) or standard (as ES).")
     ] = "stem",
     analyzer: Annotated[str, typer.Option(help="Elasticsearch: standard or english.")] = "standard",
+    verify: Annotated[
+        Path | None,
+        typer.Option(help="Check every byte of the embedded index DIR against its checksums."),
+    ] = None,
 ) -> None:
     """Build a BM25 index from a JSON-lines corpus (title and text are both searched)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from searchain.tools.bm25 import BM25Index, read_corpus
 
+    if verify is not None:
+        if corpus is not None or demo:
+            raise ValueError("--verify DIR checks an index; give no corpus with it")
+        out.print(BM25Index.verify(verify))
+        return
     check_backend(backend)
     if (corpus is None) == (not demo):
         raise ValueError("give a CORPUS file or --demo (not both)")

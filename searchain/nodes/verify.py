@@ -36,8 +36,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # No passage, or (short answers) no span or one the passage does not contain (a reader that
     # made it up): the reader has no evidence against the LLM, whatever its confidence.
     no_evidence = passage is None or (
-        not long_form
-        and not occurs_in(node.reader_answer, passage.as_reference())
+        not long_form and not occurs_in(node.reader_answer, passage.as_reference())
     )
     consistent = no_evidence or is_consistent(
         node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha

@@ -14,7 +14,6 @@ import math
 import os
 import re
 import shutil
-import tempfile
 import threading
 import weakref
 from array import array
@@ -27,6 +26,14 @@ import numpy as np
 
 from searchain.text import clean_text
 from searchain.tools.base import Passage
+from searchain.tools.index_files import (
+    IndexFilesError,
+    check_files,
+    file_table,
+    new_version,
+    publish,
+    recover,
+)
 
 MANIFEST = "searchain-index.json"
 FORMAT = 1
@@ -42,6 +49,13 @@ class CorpusError(ValueError):
 
 class IndexLoadError(ValueError):
     """A directory that is not a (complete) searchain index."""
+
+
+def damaged(path: str | Path, reason: str) -> IndexLoadError:
+    """The one line for an index whose files do not hold together."""
+    return IndexLoadError(
+        f"{path} is a damaged searchain index ({reason}): rebuild it with `searchain index`"
+    )
 
 
 def read_corpus(path: str | Path) -> Iterator[Passage]:
@@ -246,7 +260,10 @@ class BM25Index:
         import bm25s
 
         path = Path(path)
-        manifest_path = path / MANIFEST
+        if not path.exists() and os.access(path.parent, os.W_OK):
+            recover(path)  # a replacement a crash interrupted: restore the index first
+        root = path.resolve()  # every file from one version, even if the link switches now
+        manifest_path = root / MANIFEST
         if not manifest_path.is_file():
             raise IndexLoadError(
                 f"{path} is not a searchain index (no {MANIFEST}): "
@@ -259,17 +276,42 @@ class BM25Index:
                     f"{path} has index format {manifest.get('format')}, this searchain reads "
                     f"{FORMAT}: rebuild it with `searchain index`"
                 )
-            model = bm25s.BM25.load(path / "bm25", mmap=mmap)
-            offsets = np.load(path / "offsets.npy", mmap_mode="r" if mmap else None)
+            check_files(root, manifest.get("files", {}), full=False)
+            model = bm25s.BM25.load(root / "bm25", mmap=mmap)
+            offsets = np.load(root / "offsets.npy", mmap_mode="r" if mmap else None)
         except IndexLoadError:
             raise
-        except (OSError, ValueError, KeyError) as exc:
-            raise IndexLoadError(
-                f"{path} is a damaged searchain index ({exc}): rebuild it with `searchain index`"
-            ) from None
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            raise damaged(path, str(exc)) from None
         if len(offsets) - 1 != manifest["passages"]:
-            raise IndexLoadError(f"{path} is a damaged searchain index: rebuild it")
-        return cls(path, model, offsets, manifest)
+            raise damaged(path, "passage count")
+        return cls(root, model, offsets, manifest)
+
+    @classmethod
+    def verify(cls, path: str | Path) -> str:
+        """Check every byte of the index at ``path``; a one-line summary, or IndexLoadError.
+
+        Opening checks sizes and the small files; this also checksums the passages and the score
+        matrix, and reads every passage back through its offsets.
+        """
+        index = cls.load(path)
+        files = index.manifest.get("files")
+        if not files:
+            raise IndexLoadError(f"{path} was built before indexes carried checksums: rebuild it")
+        try:
+            check_files(index.path, files, full=True)
+        except IndexFilesError as exc:
+            raise damaged(path, str(exc)) from None
+        offsets = np.asarray(index._offsets)
+        size = (index.path / "passages.jsonl").stat().st_size
+        if offsets[0] != 0 or offsets[-1] != size or np.any(np.diff(offsets) <= 0):
+            raise damaged(path, "offsets")
+        for i in range(len(index)):
+            try:
+                index.passage(i)
+            except (ValueError, KeyError) as exc:
+                raise damaged(path, f"passage {i + 1}: {exc}") from None
+        return f"{path}: {len(index):,} passages, {len(files)} files, every checksum matches"
 
     @classmethod
     def build(
@@ -295,6 +337,7 @@ class BM25Index:
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
         check_bm25_parameters(k1, b)
+        recover(path)  # finish or undo a replacement a crash interrupted, drop its leftovers
         if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
             hint = (
                 "pass --overwrite to replace it"
@@ -302,8 +345,7 @@ class BM25Index:
                 else ("choose another --index directory")
             )
             raise FileExistsError(f"{path} already exists: {hint}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+        tmp = new_version(path)
         try:
             tokenize = Tokenizer(tokenizer)
             matrix = ScoreMatrixBuilder()
@@ -337,17 +379,11 @@ class BM25Index:
                 "b": b,
                 "tokenizer": tokenizer,
             }
+            manifest["files"] = file_table(tmp, MANIFEST)
             (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
             if progress:
                 progress(matrix.n_docs)
-            if path.exists():
-                old = path.with_name(f".{path.name}.old")
-                shutil.rmtree(old, ignore_errors=True)
-                path.rename(old)
-                tmp.rename(path)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                tmp.rename(path)
+            publish(tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

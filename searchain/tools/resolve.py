@@ -112,8 +112,9 @@ def resolve_retriever(
     if name == "bm25":
         from searchain.tools.bm25 import BM25Index
 
-        path = Path(arg or index).resolve()
-        return load_once(("bm25", str(path)), lambda: BM25Index.load(path))
+        path = Path(arg or index).absolute()
+        # Keyed by the version the link points to now: a rebuilt index is loaded afresh.
+        return load_once(("bm25", str(path.resolve())), lambda: BM25Index.load(path))
     if name == "elasticsearch":
         from searchain.tools.elastic import ElasticRetriever, ElasticSettings
 

@@ -23,6 +23,11 @@ CORPUS = [
 ]
 
 
+def entries(folder: Path) -> list[str]:
+    """What a user sees in ``folder`` (an index's versions are hidden beside its link)."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+
+
 def write_corpus(path: Path, rows: list, prefix: bytes = b"") -> Path:
     def line(row) -> bytes:
         if isinstance(row, bytes):
@@ -104,7 +109,7 @@ def test_bad_corpus_lines_name_the_line_and_leave_no_index(tmp_path, line, messa
     corpus = write_corpus(tmp_path / "corpus.jsonl", [CORPUS[0], line, CORPUS[1]])
     with pytest.raises(CorpusError, match=message):
         BM25Index.build(read_corpus(corpus), tmp_path / "index")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]  # nothing, not hidden
 
 
 def test_existing_index_is_replaced_only_when_asked(index, tmp_path):
@@ -114,7 +119,10 @@ def test_existing_index_is_replaced_only_when_asked(index, tmp_path):
     assert len(BM25Index.load(tmp_path / "index")) == 5  # untouched
     rebuilt = BM25Index.build(read_corpus(corpus), tmp_path / "index", overwrite=True)
     assert len(rebuilt) == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl", "index", "small.jsonl"]
+    assert entries(tmp_path) == ["corpus.jsonl", "index", "small.jsonl"]
+    # `index` is a link to the one version there is: the replaced one is gone.
+    [version] = [p for p in tmp_path.iterdir() if p.name.startswith(".index.")]
+    assert (tmp_path / "index").resolve() == version.resolve()
 
 
 def test_a_directory_that_is_not_an_index_is_never_overwritten(tmp_path):
@@ -142,6 +150,42 @@ def test_missing_and_damaged_indexes_get_clear_errors(index, tmp_path):
     (tmp_path / "index" / "offsets.npy").unlink()
     with pytest.raises(IndexLoadError, match="damaged searchain index"):
         BM25Index.load(tmp_path / "index")
+
+
+def flip_byte(file: Path, at: int) -> None:
+    """Change one byte in place: same size, different content."""
+    data = bytearray(file.read_bytes())
+    data[at] ^= 0x20
+    file.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("file", "at"),
+    [
+        ("passages.jsonl", 40),  # an edited passage (a small file: checked at every load)
+        ("bm25/vocab.index.json", 3),
+        ("bm25/data.csc.index.npy", -3),  # a garbled score in the matrix
+        ("offsets.npy", -2),
+    ],
+)
+def test_a_damaged_index_is_refused_not_read(index, file, at):
+    flip_byte(index.path / file, at)
+    with pytest.raises(IndexLoadError, match=rf"damaged searchain index \({file}"):
+        BM25Index.load(index.path)
+
+
+def test_verify_reads_every_byte_of_a_large_index(tmp_path, monkeypatch):
+    """Past the small-file limit only sizes are checked at load; --verify checks the content."""
+    import searchain.tools.index_files as index_files
+
+    corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
+    built = BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    assert BM25Index.verify(tmp_path / "index").startswith(f"{tmp_path / 'index'}: 5 passages")
+    monkeypatch.setattr(index_files, "SMALL_FILE", 10)  # as if every file were large
+    flip_byte(built.path / "passages.jsonl", 40)
+    assert len(BM25Index.load(tmp_path / "index")) == 5  # same size: not seen at load
+    with pytest.raises(IndexLoadError, match=r"passages.jsonl does not match its checksum"):
+        BM25Index.verify(tmp_path / "index")
 
 
 def test_empty_corpus_is_an_error(tmp_path):

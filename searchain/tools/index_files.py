@@ -1,0 +1,139 @@
+"""An index directory on disk that is replaced atomically and can tell when it is damaged.
+
+``--index DIR`` is a symbolic link to a versioned sibling directory (``.DIR.<stamp>``). A new
+index is written beside it in full, then the link is switched with one ``rename`` — atomic on
+POSIX file systems — so a reader sees the old index or the new one, never a half-built or missing
+one, and a crash at any moment leaves one of the two in place. The only step that cannot be one
+rename is the first replacement of a plain directory (an index built before this layout): it is
+recorded in a journal first, and :func:`recover` finishes or undoes it after a crash. Leftovers
+of an interrupted build (a temporary directory, a superseded version) are removed by the next
+build.
+
+Every file's size and SHA-256 are recorded in the manifest when the index is written. Opening an
+index checks every size and the checksums of the small files (cheap); :func:`verify` checks all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+SMALL_FILE = 1 << 20
+"""Files up to this size are checksummed every time an index is opened."""
+
+
+class IndexFilesError(ValueError):
+    """An index directory whose files do not match its manifest."""
+
+
+def _journal(path: Path) -> Path:
+    return path.with_name(f".{path.name}.swap.json")
+
+
+def _sibling(path: Path, tag: str) -> Path:
+    return path.with_name(f".{path.name}.{tag}")
+
+
+def new_version(path: Path) -> Path:
+    """A fresh, empty directory beside ``path`` for the next version's files."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    target = _sibling(path, f"{time.time_ns()}.tmp")
+    target.mkdir()
+    return target
+
+
+def digest(path: Path) -> str:
+    """SHA-256 of a file, read in blocks."""
+    sha = hashlib.sha256()
+    with path.open("rb") as data:
+        while block := data.read(1 << 20):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def file_table(root: Path, manifest_name: str) -> dict[str, list[Any]]:
+    """``{relative path: [size, sha256]}`` for every file under ``root`` but the manifest."""
+    return {
+        file.relative_to(root).as_posix(): [file.stat().st_size, digest(file)]
+        for file in sorted(root.rglob("*"))
+        if file.is_file() and file.name != manifest_name
+    }
+
+
+def check_files(root: Path, files: dict[str, list[Any]], *, full: bool) -> None:
+    """Raise :class:`IndexFilesError` for a file that is missing, resized or altered.
+
+    Sizes are always checked, content only for small files unless ``full``.
+    """
+    for name, (size, sha) in files.items():
+        file = root / name
+        if not file.is_file():
+            raise IndexFilesError(f"{name} is missing")
+        if file.stat().st_size != size:
+            raise IndexFilesError(f"{name} has {file.stat().st_size} bytes, not {size}")
+        if (full or size <= SMALL_FILE) and digest(file) != sha:
+            raise IndexFilesError(f"{name} does not match its checksum")
+
+
+def publish(version: Path, path: Path) -> None:
+    """Make the complete index in ``version`` the one at ``path``, atomically; drop the old one.
+
+    ``version`` is renamed to its final name first, so a directory without ``.tmp`` is always a
+    complete index.
+    """
+    final = version.with_name(version.name.removesuffix(".tmp"))
+    version.rename(final)
+    link = _sibling(path, f"{time.time_ns()}.link")
+    link.symlink_to(final.name)
+    if path.is_symlink() or not path.exists():
+        os.replace(link, path)  # the atomic switch
+    else:
+        # A plain directory (the layout before 0.2) cannot be swapped in one rename: journal it.
+        legacy = _sibling(path, "legacy")
+        _journal(path).write_text(json.dumps({"legacy": legacy.name, "new": final.name}))
+        path.rename(legacy)
+        os.replace(link, path)
+        _journal(path).unlink()
+    _sweep(path)
+
+
+def recover(path: Path) -> None:
+    """Finish or undo a replacement a crash interrupted, and remove what it left behind.
+
+    With a journal, ``path`` is restored: the new version if it is complete, else the old
+    directory.
+    """
+    journal = _journal(path)
+    if journal.exists():
+        record = json.loads(journal.read_text())
+        legacy, new = path.with_name(record["legacy"]), path.with_name(record["new"])
+        if not path.exists() and not path.is_symlink():
+            if new.is_dir():
+                link = _sibling(path, f"{time.time_ns()}.link")
+                link.symlink_to(new.name)
+                os.replace(link, path)
+            elif legacy.is_dir():
+                legacy.rename(path)
+        journal.unlink()
+    _sweep(path)
+
+
+def _sweep(path: Path) -> None:
+    """Remove temporary versions and links, and the versions ``path`` does not point to."""
+    current = path.resolve() if path.is_symlink() else None
+    prefix = f".{path.name}."
+    siblings = path.parent.iterdir() if path.parent.is_dir() else iter(())
+    for leftover in [s for s in siblings if s.name.startswith(prefix)]:
+        tag = leftover.name.removeprefix(prefix)
+        stale = tag.endswith((".tmp", ".link")) or tag == "legacy"
+        superseded = tag.isdigit() and current is not None and leftover.resolve() != current
+        if stale or superseded:
+            if leftover.is_symlink() or leftover.is_file():
+                leftover.unlink()
+            else:
+                shutil.rmtree(leftover, ignore_errors=True)

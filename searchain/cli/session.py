@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from typing import Any
 
@@ -77,18 +78,24 @@ def run(graph: Any, payload: Any, config: dict[str, Any], context: Any, as_json:
 
     thread = config["configurable"]["thread_id"]
     err.print(f"[dim]thread {thread}[/dim]")
+
+    def stop(signum: int, frame: Any) -> None:
+        # Stop at once, wherever the run is (a model call, a worker thread, a checkpoint write),
+        # as a crash would: every finished step is already checkpointed (durability="sync"),
+        # and the step under way is redone by `resume`.
+        err.print(f"interrupted: continue with `searchain resume {thread}`")
+        sys.stderr.flush()
+        os._exit(130)
+
+    previous = signal.signal(signal.SIGINT, stop)
     try:
         for mode, chunk in graph.stream(
             payload, config, context=context, stream_mode=["custom"], durability="sync"
         ):
             if mode == "custom":
                 show_progress(chunk)
-    except KeyboardInterrupt:
-        # The graph runs its steps in worker threads that would carry on to the end; stop here,
-        # as a crash would: every finished step is already checkpointed (durability="sync").
-        err.print(f"interrupted: continue with `searchain resume {thread}`")
-        sys.stderr.flush()
-        os._exit(130)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     state = graph.get_state(config)
     if state.interrupts:
         pending = state.interrupts[0].value

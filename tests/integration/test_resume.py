@@ -194,9 +194,13 @@ def test_approval_through_the_cli(setup, tmp_path):
     assert node["rejected"] == waiting["waiting_for"]["reader_answer"]
 
 
-def test_ctrl_c_says_how_to_resume_and_resume_finishes(setup, tmp_path):
+@pytest.mark.parametrize("attempt", [1, 2])
+@pytest.mark.parametrize("calls", [1, 2, 3])
+def test_ctrl_c_stops_the_run_at_once_and_resume_finishes(setup, tmp_path, calls, attempt):
+    """SIGINT while the run is inside its first, second or third LLM call (round 1, round 2,
+    Trace), each twice: exit 130 at once with the resume hint, and the resumed run finishes."""
     root, reader = setup
-    path, log = script(root, "ctrlc", delay=3.0)
+    path, log = script(tmp_path, f"ctrlc-{calls}-{attempt}", delay=2.0)
     db = tmp_path / "c.sqlite"
     proc = subprocess.Popen(
         [sys.executable, "-m", "searchain", *ask_args(root, reader, path, db, "--thread", "c")],
@@ -204,11 +208,13 @@ def test_ctrl_c_says_how_to_resume_and_resume_finishes(setup, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (log.exists() and log.read_text()):
-        time.sleep(0.1)  # the first LLM call has started
+    deadline = time.monotonic() + 300
+    while not (log.exists() and len(log.read_text().splitlines()) >= calls):
+        assert proc.poll() is None, proc.communicate()  # the run is inside call number `calls`
+        assert time.monotonic() < deadline, "the run never reached that call"
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
+    _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted: continue with `searchain resume c`" in stderr
     resumed = searchain("resume", "c", "--db", str(db), "--json")

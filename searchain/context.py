@@ -139,6 +139,16 @@ def _coerce(name: str, raw: str, default: Any) -> Any:
     return raw
 
 
+def _set_fields(ctx: Context) -> dict[str, Any]:
+    """The fields of ``ctx`` that differ from the defaults (the environment's included)."""
+    defaults = Context()
+    return {
+        f.name: getattr(ctx, f.name)
+        for f in fields(Context)
+        if getattr(ctx, f.name) != getattr(defaults, f.name)
+    }
+
+
 def context_of(runtime: Any, saved: Mapping[str, Any] | None = None) -> Context:
     """The run's context: the fields the caller set, over the settings its thread started with.
 
@@ -152,12 +162,7 @@ def context_of(runtime: Any, saved: Mapping[str, Any] | None = None) -> Context:
     given = runtime.context if isinstance(runtime.context, Context) else Context()
     if not saved:
         return given
-    defaults = Context()
-    explicit = {
-        f.name: getattr(given, f.name)
-        for f in fields(Context)
-        if getattr(given, f.name) != getattr(defaults, f.name)
-    }
+    explicit = _set_fields(given)
     for name, value in saved.items():
         if isinstance(value, dict) and name not in explicit:
             raise ValueError(
@@ -174,12 +179,9 @@ def thread_settings(ctx: Context) -> dict[str, Any]:
     Plain values are kept as they are; an object (a chat model, a retriever, a reader) is kept as
     ``{"object": class name}``, a marker that a later run must pass it again.
     """
-    defaults = Context()
-    settings: dict[str, Any] = {}
-    for f in fields(Context):
-        value = getattr(ctx, f.name)
-        if value == getattr(defaults, f.name):
-            continue
-        plain = value is None or isinstance(value, str | int | float | bool)
-        settings[f.name] = value if plain else {"object": type(value).__name__}
-    return settings
+    return {
+        name: value
+        if value is None or isinstance(value, str | int | float | bool)
+        else {"object": type(value).__name__}
+        for name, value in _set_fields(ctx).items()
+    }

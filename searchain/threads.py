@@ -60,6 +60,14 @@ class ThreadStore:
         """
         raise NotImplementedError
 
+    def busy(self, thread_id: str) -> bool:
+        """Whether a run holds ``thread_id`` now."""
+        try:
+            with self.lock(thread_id):
+                return False
+        except ValueError:
+            return True
+
     def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return self._query(sql.replace("?", self.placeholder), args)
 

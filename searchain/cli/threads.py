@@ -15,7 +15,9 @@ def threads(db: DbOption = DEFAULT_DB) -> None:
     store, graph = open_threads(db)
     for thread_id, created, question in store.threads():
         state = graph.get_state({"configurable": {"thread_id": thread_id}})
-        if state.interrupts:
+        if store.busy(thread_id):
+            status = "running"
+        elif state.interrupts:
             status = "waiting for approval"
         elif unfinished(state):
             status = "interrupted"

@@ -80,8 +80,10 @@ def db(request, demo, tmp_path):
 
 
 def test_a_second_run_on_a_busy_thread_is_refused_and_nothing_is_lost(demo, db, tmp_path):
-    log = tmp_path / "slow.log"
-    slow = script(tmp_path, "slow", delay=2.0, log=str(log))
+    # The first run waits inside its first LLM call until the test opens the gate: it is
+    # certainly still running while the second one is tried, however slow the machine.
+    gate = tmp_path / "gate"
+    slow = script(tmp_path, "slow", barrier=2, barrier_dir=str(gate))
     first = subprocess.Popen(
         [sys.executable, "-m", "searchain", *ask_args(demo, slow, db, "shared")],
         stdout=subprocess.PIPE,
@@ -89,14 +91,17 @@ def test_a_second_run_on_a_busy_thread_is_refused_and_nothing_is_lost(demo, db, 
         text=True,
     )
     deadline = time.monotonic() + 300
-    while not (log.exists() and log.read_text()):  # the first run is inside its LLM call
+    while not (gate.is_dir() and any(gate.iterdir())):  # the first run is inside its LLM call
         assert first.poll() is None, first.communicate()
         assert time.monotonic() < deadline, "the first run never called its LLM"
         time.sleep(0.05)
+    listed = searchain("threads", "--db", str(db))
+    assert "running" in listed.stdout, listed.stdout
     second = searchain(*ask_args(demo, script(tmp_path, "fast"), db, "shared", "A second one?"))
     assert second.returncode == 1
     [line] = second.stderr.strip().splitlines()
     assert "thread 'shared' is busy" in line
+    (gate / "open").touch()  # let the first run go on
     _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     assert turns(db, "shared") == [Q]

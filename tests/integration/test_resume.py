@@ -200,7 +200,8 @@ def test_ctrl_c_stops_the_run_at_once_and_resume_finishes(setup, tmp_path, calls
     """SIGINT while the run is inside its first, second or third LLM call (round 1, round 2,
     Trace), each twice: exit 130 at once with the resume hint, and the resumed run finishes."""
     root, reader = setup
-    path, log = script(tmp_path, f"ctrlc-{calls}-{attempt}", delay=2.0)
+    # Each call lasts 6 s: the signal, sent as soon as call `calls` is logged, lands inside it.
+    path, log = script(tmp_path, f"ctrlc-{calls}-{attempt}", delay=6.0)
     db = tmp_path / "c.sqlite"
     proc = subprocess.Popen(
         [sys.executable, "-m", "searchain", *ask_args(root, reader, path, db, "--thread", "c")],

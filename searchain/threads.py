@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
+from searchain.redact import redact_url
 from searchain.state import STATE_VERSION, checkpoint_serializer
 
 DEFAULT_DB = ".searchain/threads.sqlite"
@@ -265,16 +266,6 @@ def busy(thread_id: str) -> ValueError:
         f"thread {thread_id!r} is busy: another run is using it; wait for it to finish "
         "(`searchain threads` shows it), or pass another --thread"
     )
-
-
-def redact_url(url: str) -> str:
-    """``url`` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit(parts._replace(netloc=user + netloc))
 
 
 def open_store(db: str | Path = DEFAULT_DB) -> ThreadStore:

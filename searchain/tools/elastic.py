@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
+from searchain.redact import redact_url
 from searchain.tools.base import Passage, lookup
 
 DEFAULT_URL = "http://localhost:9200"
@@ -84,16 +84,6 @@ def _client(settings: ElasticSettings) -> Any:
     return Elasticsearch(settings.resolved_url(), **kwargs)
 
 
-def _redact(url: str) -> str:
-    """``url`` without any ``user:password@`` part, for messages."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def _transient(exc: Exception) -> bool:
     from elasticsearch import ApiError, ConnectionError, ConnectionTimeout
 
@@ -107,7 +97,7 @@ class ElasticRetriever:
 
     def __init__(self, settings: ElasticSettings | None = None) -> None:
         self.settings = settings or ElasticSettings()
-        self.url = _redact(self.settings.resolved_url())
+        self.url = redact_url(self.settings.resolved_url())
         self.client = _client(self.settings)
         self._fields: list[str] | None = None  # what search matches; read from the mapping once
 

@@ -2,7 +2,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+SUM := $(shell cksum pyproject.toml | cut -d' ' -f1)
+# `make demo` installs only what the demo runs (llama.cpp, no PyTorch); `make test` adds the rest.
+DEMO_STAMP := $(VENV)/.demo-$(SUM)
+STAMP := $(VENV)/.installed-$(SUM)
 
 # The main job: index the bundled demo corpus, answer a multi-hop question with citations.
 # LLM=auto uses OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else SmolLM2 offline.
@@ -13,15 +16,19 @@ READER ?= llm
 
 .PHONY: install demo test lint
 
-$(STAMP): pyproject.toml
+$(DEMO_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,local,semantic,openai,elasticsearch,postgres,studio,eval]'
+	$(BIN)/pip install -q -e '.[local,openai]'
+	rm -f $(VENV)/.demo-* && touch $@
+
+$(STAMP): $(DEMO_STAMP)
+	$(BIN)/pip install -q -e '.[dev,local,models,semantic,openai,elasticsearch,postgres,studio,eval]'
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/searchain index --demo --index $(DEMO_INDEX) --overwrite
 	$(BIN)/searchain ask "$(QUESTION)" --index $(DEMO_INDEX) --llm $(LLM) --reader $(READER)
 

@@ -88,6 +88,10 @@ class Context:
     complete: bool = True
     """Let IR answer an ``[Unsolved Query]``; ``False`` is the "SearChain without completion"
     ablation: the LLM is told to answer the query from its own knowledge instead."""
+    parallel_traversal: bool = True
+    """Retrieve and read all of a new chain's nodes in one batch (concurrent reader calls)
+    before walking it; the walk and its result are the same as one node at a time, which
+    ``False`` restores to spare the reader calls past a correction."""
     semantic_dedup: bool = False
     """Also compare sub-queries by sentence embeddings (all-MiniLM-L6-v2), not only by text."""
 

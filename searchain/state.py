@@ -58,6 +58,9 @@ class TreeNode:
     """Answered in an earlier turn of the thread; accepted again without searching."""
     rejected: str = ""
     """A correction a human rejected (approval mode): the reader's answer that was not used."""
+    read: bool = False
+    """Retrieved and read (``passage`` stays ``None`` when IR found nothing). A whole chain is
+    read at once, so nodes past a correction keep readings the walk never used."""
 
 
 @dataclass

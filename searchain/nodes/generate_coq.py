@@ -15,11 +15,13 @@ from searchain.parsing import parse_chain
 from searchain.prompts import feedback_template, render, task_prompt
 from searchain.state import Branch, State, TreeNode, Turn
 from searchain.tools.dedup import find_duplicate
-from searchain.tools.llm import reply_text, resolve_llm
+from searchain.tools.llm import generate, resolve_llm
 
 # A chain ends where a model starts inventing the next few-shot example; stopping there saves
 # most of a small model's generation time.
 STOP = ["\n[Question]", "\n[Claim]"]
+MAX_TOKENS = 400
+"""Bound on one chain's reply: a dozen query/answer pairs and the final content fit."""
 
 
 def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -50,7 +52,8 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {"stop_reason": "max_rounds"}
     new_messages = [] if state.messages else [HumanMessage(_first_prompt(state, ctx))]
     emit(runtime, "round_started", round=state.rounds + 1)
-    reply = reply_text(resolve_llm(ctx.llm).invoke([*state.messages, *new_messages], stop=STOP))
+    messages = [*state.messages, *new_messages]
+    reply = generate(resolve_llm(ctx.llm), messages, stop=STOP, max_tokens=MAX_TOKENS)
     parsed = parse_chain(reply, max_nodes=ctx.max_chain_nodes)
 
     branch_id = len(state.branches)

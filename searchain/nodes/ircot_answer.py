@@ -13,7 +13,10 @@ from searchain.ircot_state import IRCoTState
 from searchain.nodes.ircot_reason import format_paragraphs
 from searchain.parsing import extract_final_answer
 from searchain.prompts import feedback_template, render, task_prompt
-from searchain.tools.llm import reply_text, resolve_llm
+from searchain.tools.llm import generate, resolve_llm
+
+BOUNDS = {"direct": (["\n\n"], 64), "cot": (["\n\n"], 256)}
+"""Stop sequences and token bound per answer style: Direct is one line (the first is kept), CoT one paragraph."""
 
 
 def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -30,7 +33,9 @@ def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         question=state.question,
         answer_instruction=f" The answer must be one of: {', '.join(labels)}." if labels else "",
     )
-    reply = reply_text(resolve_llm(ctx.llm).invoke([HumanMessage(prompt)])).strip()
+    stop, max_tokens = BOUNDS[ctx.ircot_answer]
+    llm = resolve_llm(ctx.llm)
+    reply = generate(llm, [HumanMessage(prompt)], stop=stop, max_tokens=max_tokens).strip()
     if ctx.ircot_answer == "cot":
         answer = extract_final_answer(reply, labels)
     else:

@@ -14,11 +14,13 @@ from searchain.events import emit
 from searchain.ircot_state import IRCoTState
 from searchain.prompts import feedback_template, render
 from searchain.tools.base import Passage
-from searchain.tools.llm import reply_text, resolve_llm
+from searchain.tools.llm import generate, resolve_llm
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 # Only the first sentence is kept, so generation stops where one ends.
 SENTENCE_STOP = [". ", ".\n", "? ", "! "]
+MAX_TOKENS = 96
+"""One sentence of reasoning."""
 ANSWER_MARK = re.compile(r"answer is", re.IGNORECASE)
 
 
@@ -37,7 +39,8 @@ def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         cot=" ".join(state.cot) or "(none yet)",
     )
     llm = resolve_llm(ctx.llm)
-    reply = reply_text(llm.invoke([HumanMessage(prompt)], stop=SENTENCE_STOP)).strip()
+    reply = generate(llm, [HumanMessage(prompt)], stop=SENTENCE_STOP, max_tokens=MAX_TOKENS)
+    reply = reply.strip()
     sentence = _SENTENCE_END.split(reply, maxsplit=1)[0].strip() if reply else ""
     emit(runtime, "ircot_reasoned", step=state.steps + 1, sentence=sentence)
     return {"cot": [*state.cot, sentence], "steps": state.steps + 1}

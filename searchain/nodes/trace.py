@@ -13,7 +13,11 @@ from searchain.events import emit
 from searchain.parsing import extract_final_answer
 from searchain.prompts import feedback_template, render, task_prompt
 from searchain.state import State
-from searchain.tools.llm import reply_text, resolve_llm
+from searchain.tools.llm import generate, resolve_llm
+
+STOP = ["\n\n", "\n["]
+"""The final content is one paragraph; without a stop small models repeat its last line."""
+MAX_TOKENS = 256
 
 
 def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -51,7 +55,8 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         steps=steps,
         answer_instruction=instruction,
     )
-    reply = reply_text(resolve_llm(ctx.llm).invoke([HumanMessage(prompt)]))
+    llm = resolve_llm(ctx.llm)
+    reply = generate(llm, [HumanMessage(prompt)], stop=STOP, max_tokens=MAX_TOKENS)
     content, references, unresolved = resolve_citations(reply, path)
     answer = extract_final_answer(content, labels) or path[-1].answer.strip(" .")
     if not references:

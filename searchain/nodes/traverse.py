@@ -1,4 +1,4 @@
-"""TraverseNodes: walk the current chain, retrieve and read the next node not processed yet."""
+"""TraverseNodes: walk the current chain; retrieve and read its nodes (all at once by default)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of
 from searchain.events import emit
-from searchain.state import State, accept
+from searchain.state import State, TreeNode, accept
+from searchain.tools.base import read_many, search_many
 from searchain.tools.resolve import context_retriever, resolve_reader
 
 
@@ -35,28 +36,65 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         cursor += 1
     if cursor == len(chain):
         return {"cursor": cursor, "nodes": nodes}
-    ctx = context_of(runtime, state.settings)
     node = nodes[chain[cursor]]
-    retriever = context_retriever(ctx)
-    passages = retriever.search(node.query, k=1)
-    if not passages:
-        emit(runtime, "node_retrieved", node=node.id, query=node.query, passage=None)
-        return {"cursor": cursor, "nodes": nodes}
-    passage = passages[0]
-    reading = resolve_reader(ctx.reader, ctx.llm).read(node.query, [passage])[0]
+    if not node.read:
+        ctx = context_of(runtime, state.settings)
+        ahead = [nodes[i] for i in chain[cursor + 1 :]] if ctx.parallel_traversal else []
+        todo = [node, *(n for n in ahead if n.step is None and not n.reused and not n.read)]
+        for done in read_nodes(todo, ctx, state.nodes):
+            nodes[done.id] = done
+        node = nodes[node.id]
     emit(
         runtime,
         "node_retrieved",
         node=node.id,
         query=node.query,
-        passage=passage.id,
-        reader_answer=reading.answer,
-        confidence=reading.confidence,
-    )
-    nodes[node.id] = replace(
-        node, passage=passage, reader_answer=reading.answer, confidence=reading.confidence
+        passage=node.passage.id if node.passage else None,
+        reader_answer=node.reader_answer,
+        confidence=node.confidence,
     )
     return {"cursor": cursor, "nodes": nodes}
+
+
+def read_nodes(
+    todo: list[TreeNode], ctx: Context, tree: list[TreeNode]
+) -> list[TreeNode]:
+    """Retrieve the top-1 passage of every node in one batch, then read them in one batch.
+
+    All of a chain's queries are known once it is generated, so its nodes need not wait for each
+    other's verdicts: the walk then uses the readings in order, exactly as if it had fetched them
+    one at a time (Algorithm 1 is unchanged), and only what lies past a correction goes unused.
+    A query read before on the ``tree`` (past an earlier correction) takes that reading again
+    instead of searching twice.
+    """
+    earlier = {n.query: n for n in tree if n.read}
+    read = {
+        n.id: replace(
+            n,
+            read=True,
+            passage=earlier[n.query].passage,
+            reader_answer=earlier[n.query].reader_answer,
+            confidence=earlier[n.query].confidence,
+        )
+        for n in todo
+        if n.query in earlier
+    }
+    todo = [n for n in todo if n.id not in read]
+    found = search_many(context_retriever(ctx), [n.query for n in todo], k=1)
+    hits = [(n, passages[0]) for n, passages in zip(todo, found, strict=True) if passages]
+    readings = read_many(
+        resolve_reader(ctx.reader, ctx.llm), [n.query for n, _ in hits], [p for _, p in hits]
+    )
+    read.update({n.id: replace(n, read=True) for n in todo})
+    for (n, passage), reading in zip(hits, readings, strict=True):
+        read[n.id] = replace(
+            n,
+            read=True,
+            passage=passage,
+            reader_answer=reading.answer,
+            confidence=reading.confidence,
+        )
+    return list(read.values())
 
 
 def route_traverse(state: State) -> Literal["verify", "complete", "trace"]:

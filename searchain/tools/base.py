@@ -8,6 +8,7 @@ components without touching the graph.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -59,6 +60,35 @@ class Reader(Protocol):
     def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
         """Read each passage for ``query``; one answer per passage, in order."""
         ...
+
+
+MAX_CONCURRENCY = 8
+"""Calls in flight at once when a whole chain is searched or read by a one-at-a-time backend."""
+
+
+def search_many(retriever: Retriever, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
+    """Search every query: one ``search_batch`` call when the backend has it (the embedded index,
+    Elasticsearch's msearch), else ``search`` calls run concurrently."""
+    if not queries:
+        return []
+    batch = getattr(retriever, "search_batch", None)
+    if batch is not None:
+        return list(batch(list(queries), k=k))
+    with ThreadPoolExecutor(max_workers=min(len(queries), MAX_CONCURRENCY)) as pool:
+        return list(pool.map(lambda query: retriever.search(query, k=k), queries))
+
+
+def read_many(reader: Reader, queries: Sequence[str], passages: Sequence[Passage]) -> list[ReaderAnswer]:
+    """Read ``passages[i]`` for ``queries[i]``: one ``read_pairs`` batch when the reader has it
+    (the bundled readers), else one ``read`` call per pair, run concurrently."""
+    if not queries:
+        return []
+    pairs = getattr(reader, "read_pairs", None)
+    if pairs is not None:
+        return list(pairs(list(queries), list(passages)))
+    with ThreadPoolExecutor(max_workers=min(len(queries), MAX_CONCURRENCY)) as pool:
+        batches = pool.map(lambda pair: reader.read(pair[0], [pair[1]]), zip(queries, passages))
+        return [answers[0] for answers in batches]
 
 
 def lookup(record: Mapping[str, Any], path: str) -> Any:

@@ -18,9 +18,9 @@ import threading
 import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from searchain.tools.index_files import (
     publish,
     recover,
 )
+
+if TYPE_CHECKING:
+    from searchain.tools.topk import TopK
 
 MANIFEST = "searchain-index.json"
 FORMAT = 1
@@ -239,20 +242,25 @@ class BM25Index:
         return self.search_batch([query], k)[0]
 
     def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
-        """:meth:`search` for many queries."""
+        """:meth:`search` for many queries at once, scored in parallel on every core."""
         vocab = self._model.vocab_dict
         k = max(1, min(k, len(self)))
-        results = []
-        for query in queries:
-            ids = [vocab[t] for t in self._tokenize(query) if t in vocab]
-            if not ids:
-                results.append([])
-                continue
-            scores = self._model.get_scores_from_ids(ids)
-            top = np.argpartition(-scores, k - 1)[:k]
-            top = top[np.argsort(-scores[top], kind="stable")]
-            results.append([self.passage(int(i), float(scores[i])) for i in top if scores[i] > 0])
-        return results
+        terms = [[vocab[t] for t in self._tokenize(query) if t in vocab] for query in queries]
+        if len(queries) == 1:  # one query: no thread pool to start
+            docs, scores = self._top_k.search(terms[0], k)
+            rows = [(docs, scores)]
+        else:
+            rows = list(zip(*self._top_k.search_batch(terms, k), strict=True))
+        return [
+            [self.passage(int(d), float(s)) for d, s in zip(docs, scores, strict=True) if d >= 0]
+            for docs, scores in rows
+        ]
+
+    @cached_property
+    def _top_k(self) -> TopK:
+        from searchain.tools.topk import TopK  # numba: imported when the first query comes
+
+        return TopK(self._model.scores, len(self))
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:

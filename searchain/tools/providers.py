@@ -1,0 +1,127 @@
+"""LangChain provider models (``provider:model``), OpenAI-compatible servers above all.
+
+vLLM, Ollama and llama.cpp's server speak OpenAI's API at ``OPENAI_BASE_URL``. What they need
+beyond LangChain's defaults: ``auto`` uses the model the server serves, sampling settings the
+OpenAI API does not name (``repeat_penalty``, ``top_k``) travel in the request body, a server that
+needs no key gets a placeholder one, and the client's failures (hundreds of lines of traceback)
+become one line through :func:`explain`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+OPENAI_EXTRA = "'searchain[openai]'"
+OPENAI_PARAMS = frozenset(
+    {
+        "temperature",
+        "top_p",
+        "seed",
+        "presence_penalty",
+        "frequency_penalty",
+        "max_tokens",
+        "timeout",
+        "max_retries",
+        "logprobs",
+        "top_logprobs",
+    }
+)
+"""Settings ``ChatOpenAI`` takes itself; any other goes into the request body as is."""
+NO_KEY = "not-needed"
+"""The API key sent to a server at ``OPENAI_BASE_URL`` when ``OPENAI_API_KEY`` is unset."""
+
+
+def init_provider_model(spec: str, settings: dict[str, Any]) -> BaseChatModel:
+    """Build ``provider:model`` with greedy decoding unless ``settings`` say otherwise."""
+    from langchain.chat_models import init_chat_model
+
+    provider = spec.split(":", 1)[0]
+    kwargs: dict[str, Any] = {"temperature": 0, **settings}
+    if provider == "openai":
+        extra = {k: v for k, v in kwargs.items() if k not in OPENAI_PARAMS}
+        kwargs = {k: v for k, v in kwargs.items() if k in OPENAI_PARAMS}
+        if extra:
+            kwargs["extra_body"] = extra
+        if os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = NO_KEY
+    try:
+        return init_chat_model(spec, **kwargs)
+    except ImportError as exc:
+        package = OPENAI_EXTRA if provider == "openai" else f"langchain-{provider}"
+        raise ImportError(
+            f"LLM {spec!r} needs its LangChain integration: pip install {package}"
+        ) from exc
+    except ValueError as exc:  # LangChain's message spans paragraphs; keep its first two
+        reason = " ".join(" ".join(str(exc).split("\n\n")[:2]).split())
+        raise ValueError(f"cannot build LLM {spec!r}: {reason}") from None
+
+
+def served_model() -> str:
+    """The model the OpenAI-compatible server at ``OPENAI_BASE_URL`` serves (its first one)."""
+    models = _served_models()
+    if not models:
+        raise ValueError(
+            f"the LLM server at {_base_url()} lists no models: name one with --llm openai:MODEL"
+        )
+    return models[0]
+
+
+def _served_models() -> list[str]:
+    try:
+        import openai
+    except ImportError as exc:
+        raise ImportError(f"OPENAI_BASE_URL needs the OpenAI client: pip install {OPENAI_EXTRA}") from exc
+    client = openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or NO_KEY, max_retries=0)
+    try:
+        return [model.id for model in client.models.list()]
+    except openai.OpenAIError as exc:
+        raise ValueError(explain(exc)) from None
+
+
+def _base_url() -> str:
+    from searchain.redact import redact_url
+
+    return redact_url(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
+
+
+def explain(exc: BaseException) -> str | None:
+    """One line for an OpenAI client error (what failed and how to fix it); ``None`` for others."""
+    try:
+        import openai
+    except ImportError:
+        return None
+    if not isinstance(exc, openai.OpenAIError):
+        return None
+    where = f"the LLM server at {_base_url()}"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return (
+            f"cannot reach {where} ({type(cause).__name__}: {str(cause).splitlines()[0]}): "
+            "start it, or fix OPENAI_BASE_URL"
+        )
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return f"{where} refused the API key ({exc.status_code}): set OPENAI_API_KEY"
+    if isinstance(exc, openai.NotFoundError):
+        model = _requested_model(exc)
+        try:
+            served = ", ".join(_served_models()) or "none"
+        except ValueError:
+            served = "unknown"
+        return (
+            f"{where} has no model {model!r} (it serves: {served}): "
+            "name one with --llm openai:MODEL"
+        )
+    if isinstance(exc, openai.APIStatusError):
+        return f"{where} answered {exc.status_code}: {str(exc.message).splitlines()[0]}"
+    return f"{where} failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+
+
+def _requested_model(exc: Any) -> str:
+    try:
+        return str(json.loads(exc.request.content)["model"])
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return "?"

@@ -1,0 +1,123 @@
+"""Top-k BM25 scoring over bm25s's score matrix, compiled with numba.
+
+bm25s stores BM25 as a documents × terms matrix in CSC form (each term's column lists the
+documents it occurs in, ascending, with their precomputed scores). A query's scores are the sum of
+its terms' columns. Summing them into a dense vector of every document and partitioning it costs
+O(documents) per query whatever the query; this kernel adds only the postings the query touches
+into a reused buffer, keeps the touched documents, and selects the top k among them, so a query
+costs O(its postings + k log k). Batches run on every core (one buffer per query in flight).
+Kernels compile on first use and are cached on disk (numba's ``cache=True``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def _top_k(
+    data: np.ndarray,
+    indices: np.ndarray,
+    indptr: np.ndarray,
+    terms: np.ndarray,
+    k: int,
+    buffer: np.ndarray,
+    touched: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    n_touched = 0
+    for t in terms:
+        for j in range(indptr[t], indptr[t + 1]):
+            doc = indices[j]
+            if buffer[doc] == 0.0:
+                touched[n_touched] = doc
+                n_touched += 1
+            buffer[doc] += data[j]
+    # Keep the best k in a small sorted list while clearing the buffer for the next query;
+    # ties go to the lower document id, as in a stable sort.
+    top_docs = np.full(k, -1, dtype=np.int32)
+    top_scores = np.full(k, -np.inf, dtype=np.float32)
+    for i in range(n_touched):
+        doc = touched[i]
+        score = buffer[doc]
+        buffer[doc] = 0.0
+        if score < top_scores[k - 1] or (score == top_scores[k - 1] and doc > top_docs[k - 1]):
+            continue
+        j = k - 1
+        while j > 0 and (
+            score > top_scores[j - 1] or (score == top_scores[j - 1] and doc < top_docs[j - 1])
+        ):
+            top_scores[j] = top_scores[j - 1]
+            top_docs[j] = top_docs[j - 1]
+            j -= 1
+        top_scores[j] = score
+        top_docs[j] = doc
+    found = min(k, n_touched)
+    return top_docs[:found], top_scores[:found]
+
+
+@numba.njit(cache=True, parallel=True)
+def _top_k_batch(
+    data: np.ndarray,
+    indices: np.ndarray,
+    indptr: np.ndarray,
+    flat_terms: np.ndarray,
+    offsets: np.ndarray,
+    k: int,
+    n_docs: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    n = len(offsets) - 1
+    out_docs = np.full((n, k), -1, dtype=np.int32)
+    out_scores = np.zeros((n, k), dtype=np.float32)
+    workers = numba.get_num_threads()
+    buffers = np.zeros((workers, n_docs), dtype=np.float32)
+    touched = np.empty((workers, n_docs), dtype=np.int32)
+    chunk = (n + workers - 1) // workers
+    for w in numba.prange(workers):
+        for q in range(w * chunk, min(n, (w + 1) * chunk)):
+            terms = flat_terms[offsets[q] : offsets[q + 1]]
+            docs, scores = _top_k(data, indices, indptr, terms, k, buffers[w], touched[w])
+            out_docs[q, : len(docs)] = docs
+            out_scores[q, : len(docs)] = scores
+    return out_docs, out_scores
+
+
+class TopK:
+    """Top-k search over one bm25s score matrix; safe to call from many threads."""
+
+    def __init__(self, scores: dict[str, Any], n_docs: int) -> None:
+        self.data = np.asarray(scores["data"], dtype=np.float32)
+        self.indices = np.asarray(scores["indices"], dtype=np.int32)
+        self.indptr = np.asarray(scores["indptr"], dtype=np.int64)
+        self.n_docs = n_docs
+        self._scratch = threading.local()
+
+    def search(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, scores) of the best ``k`` documents for one query's term ids, best first."""
+        scratch = getattr(self._scratch, "arrays", None)
+        if scratch is None:  # one pair of scratch arrays per thread: no lock, no reallocation
+            scratch = self._scratch.arrays = (
+                np.zeros(self.n_docs, dtype=np.float32),
+                np.empty(self.n_docs, dtype=np.int32),
+            )
+        buffer, touched = scratch
+        return _top_k(
+            self.data,
+            self.indices,
+            self.indptr,
+            np.asarray(sorted(set(terms)), dtype=np.int64),
+            k,
+            buffer,
+            touched,
+        )
+
+    def search_batch(self, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, scores), one row per query, ``-1`` where a query has fewer than ``k``."""
+        unique = [sorted(set(terms)) for terms in queries]
+        offsets = np.zeros(len(unique) + 1, dtype=np.int64)
+        np.cumsum([len(terms) for terms in unique], out=offsets[1:])
+        flat = np.asarray([t for terms in unique for t in terms], dtype=np.int64)
+        return _top_k_batch(self.data, self.indices, self.indptr, flat, offsets, k, self.n_docs)

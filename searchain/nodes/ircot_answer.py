@@ -16,7 +16,8 @@ from searchain.prompts import feedback_template, render, task_prompt
 from searchain.tools.llm import generate, resolve_llm
 
 BOUNDS = {"direct": (["\n\n"], 64), "cot": (["\n\n"], 256)}
-"""Stop sequences and token bound per answer style: Direct is one line (the first is kept), CoT one paragraph."""
+"""Stop sequences and token bound per answer style: Direct keeps its first line, CoT is one
+paragraph."""
 
 
 def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -56,9 +56,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     return {"cursor": cursor, "nodes": nodes}
 
 
-def read_nodes(
-    todo: list[TreeNode], ctx: Context, tree: list[TreeNode]
-) -> list[TreeNode]:
+def read_nodes(todo: list[TreeNode], ctx: Context, tree: list[TreeNode]) -> list[TreeNode]:
     """Retrieve the top-1 passage of every node in one batch, then read them in one batch.
 
     All of a chain's queries are known once it is generated, so its nodes need not wait for each

@@ -67,8 +67,11 @@ MAX_CONCURRENCY = 8
 
 
 def search_many(retriever: Retriever, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
-    """Search every query: one ``search_batch`` call when the backend has it (the embedded index,
-    Elasticsearch's msearch), else ``search`` calls run concurrently."""
+    """Search every query: one ``search_batch`` call when the backend has one, else concurrently.
+
+    The embedded index scores a batch on every core; a backend with ``search`` alone (a
+    LangChain retriever, a remote service) gets its calls run on a thread pool.
+    """
     if not queries:
         return []
     batch = getattr(retriever, "search_batch", None)
@@ -78,16 +81,22 @@ def search_many(retriever: Retriever, queries: Sequence[str], k: int = 1) -> lis
         return list(pool.map(lambda query: retriever.search(query, k=k), queries))
 
 
-def read_many(reader: Reader, queries: Sequence[str], passages: Sequence[Passage]) -> list[ReaderAnswer]:
-    """Read ``passages[i]`` for ``queries[i]``: one ``read_pairs`` batch when the reader has it
-    (the bundled readers), else one ``read`` call per pair, run concurrently."""
+def read_many(
+    reader: Reader, queries: Sequence[str], passages: Sequence[Passage]
+) -> list[ReaderAnswer]:
+    """Read ``passages[i]`` for ``queries[i]``: one batch when the reader can, else concurrently.
+
+    The bundled readers take the pairs in one ``read_pairs`` batch; any other reader gets one
+    ``read`` call per pair, run on a thread pool.
+    """
     if not queries:
         return []
     pairs = getattr(reader, "read_pairs", None)
     if pairs is not None:
         return list(pairs(list(queries), list(passages)))
     with ThreadPoolExecutor(max_workers=min(len(queries), MAX_CONCURRENCY)) as pool:
-        batches = pool.map(lambda pair: reader.read(pair[0], [pair[1]]), zip(queries, passages))
+        pairs_in = zip(queries, passages, strict=True)
+        batches = pool.map(lambda pair: reader.read(pair[0], [pair[1]]), pairs_in)
         return [answers[0] for answers in batches]
 
 

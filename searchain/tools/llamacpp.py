@@ -11,6 +11,7 @@ calls (one llama.cpp context is not safe to use from two threads).
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -134,6 +135,10 @@ def load_gguf(path: str, **settings: Any) -> LlamaCppChatModel:
         **GREEDY,
     }
     try:
-        return LlamaCppChatModel(model_path=path, **{**defaults, **settings})
+        model = LlamaCppChatModel(model_path=path, **{**defaults, **settings})
     except ValueError as exc:  # ChatLlamaCpp wraps llama.cpp's failure in a long message
         raise ValueError(f"cannot load GGUF model {path!r}: {str(exc).splitlines()[0]}") from None
+    # Freed before the interpreter tears its modules down (llama-cpp-python's own __del__ then
+    # fails with a traceback on every exit).
+    atexit.register(model.client.close)
+    return model

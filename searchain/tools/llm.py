@@ -1,4 +1,4 @@
-"""Chat models by spec: any LangChain provider, GGUF models on llama.cpp (SmolLM2 offline), or an object.
+"""Chat models by spec: LangChain providers, GGUF models on llama.cpp (SmolLM2), or an object.
 
 ``resolve_llm`` is the one door through which the graph gets its LLM, so every place that takes an
 ``llm`` (context, CLI, Python API) accepts the same specs and fails with the same clear errors.
@@ -58,9 +58,9 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
     if isinstance(spec, BaseChatModel):
         return spec
     name, settings = parse_spec(spec)
-    key = ("llm", name, tuple(sorted(settings.items())))
     if name == "auto":
         name = auto_spec()
+    key = ("llm", name, tuple(sorted(settings.items())))
     if name == "local":
         return load_once(key, lambda: _load_local(settings))
     if name.startswith("gguf:"):

@@ -74,7 +74,9 @@ def _served_models() -> list[str]:
     try:
         import openai
     except ImportError as exc:
-        raise ImportError(f"OPENAI_BASE_URL needs the OpenAI client: pip install {OPENAI_EXTRA}") from exc
+        raise ImportError(
+            f"OPENAI_BASE_URL needs the OpenAI client: pip install {OPENAI_EXTRA}"
+        ) from exc
     client = openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or NO_KEY, max_retries=0)
     try:
         return [model.id for model in client.models.list()]

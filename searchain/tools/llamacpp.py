@@ -15,10 +15,15 @@ import atexit
 import logging
 import os
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
-from langchain_community.chat_models import ChatLlamaCpp
+with warnings.catch_warnings():  # its sunset notice: pinned and used for this one integration
+    warnings.filterwarnings(
+        "ignore", message=".*langchain-community.*", category=DeprecationWarning
+    )
+    from langchain_community.chat_models import ChatLlamaCpp
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatResult

@@ -61,7 +61,7 @@ def preload(context: Any) -> None:
 
     llm = resolve_llm(context.llm)
     if hasattr(llm, "load"):
-        llm.load()  # the local model: its weights and runtime are there
+        llm.load()  # an OpenAI-compatible server: it answers and serves the model
     if context.semantic_dedup:
         embedder()
     retriever = context_retriever(context)

@@ -46,8 +46,16 @@ def init_provider_model(spec: str, settings: dict[str, Any]) -> BaseChatModel:
         kwargs = {k: v for k, v in kwargs.items() if k in OPENAI_PARAMS}
         if extra:
             kwargs["extra_body"] = extra
-        if os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
-            kwargs["api_key"] = NO_KEY
+        if os.environ.get("OPENAI_BASE_URL"):
+            if not os.environ.get("OPENAI_API_KEY"):
+                kwargs["api_key"] = NO_KEY
+            try:
+                from searchain.tools.openai_server import ServerChatOpenAI
+            except ImportError as exc:
+                raise ImportError(
+                    f"LLM {spec!r} needs its LangChain integration: pip install {OPENAI_EXTRA}"
+                ) from exc
+            return ServerChatOpenAI(model=spec.split(":", 1)[1], **kwargs)
     try:
         return init_chat_model(spec, **kwargs)
     except ImportError as exc:
@@ -62,15 +70,16 @@ def init_provider_model(spec: str, settings: dict[str, Any]) -> BaseChatModel:
 
 def served_model() -> str:
     """The model the OpenAI-compatible server at ``OPENAI_BASE_URL`` serves (its first one)."""
-    models = _served_models()
+    models = served_models()
     if not models:
         raise ValueError(
-            f"the LLM server at {_base_url()} lists no models: name one with --llm openai:MODEL"
+            f"the LLM server at {server_url()} lists no models: name one with --llm openai:MODEL"
         )
     return models[0]
 
 
-def _served_models() -> list[str]:
+def served_models() -> list[str]:
+    """The ids of the models the server at ``OPENAI_BASE_URL`` lists (one line on failure)."""
     try:
         import openai
     except ImportError as exc:
@@ -80,11 +89,17 @@ def _served_models() -> list[str]:
     client = openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or NO_KEY, max_retries=0)
     try:
         return [model.id for model in client.models.list()]
+    except openai.NotFoundError:
+        raise ValueError(
+            f"the LLM server at {server_url()} answered 404 for its model list: point "
+            "OPENAI_BASE_URL at its API root (…/v1)"
+        ) from None
     except openai.OpenAIError as exc:
         raise ValueError(explain(exc)) from None
 
 
-def _base_url() -> str:
+def server_url() -> str:
+    """``OPENAI_BASE_URL`` (or OpenAI's own), with any credentials in it masked."""
     from searchain.redact import redact_url
 
     return redact_url(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
@@ -98,9 +113,11 @@ def explain(exc: BaseException) -> str | None:
         return None
     if not isinstance(exc, openai.OpenAIError):
         return None
-    where = f"the LLM server at {_base_url()}"
+    where = f"the LLM server at {server_url()}"
     if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc
+        cause: BaseException = exc
+        while cause.__cause__ is not None or cause.__context__ is not None:
+            cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
         return (
             f"cannot reach {where} ({type(cause).__name__}: {str(cause).splitlines()[0]}): "
             "start it, or fix OPENAI_BASE_URL"
@@ -110,12 +127,12 @@ def explain(exc: BaseException) -> str | None:
     if isinstance(exc, openai.NotFoundError):
         model = _requested_model(exc)
         try:
-            served = ", ".join(_served_models()) or "none"
+            served = ", ".join(served_models()) or "none"
         except ValueError:
             served = "unknown"
         return (
-            f"{where} has no model {model!r} (it serves: {served}): "
-            "name one with --llm openai:MODEL"
+            f"{where} answered 404 for model {model!r} (it serves: {served}): name a served "
+            "model with --llm openai:MODEL, or point OPENAI_BASE_URL at its API root (…/v1)"
         )
     if isinstance(exc, openai.APIStatusError):
         return f"{where} answered {exc.status_code}: {str(exc.message).splitlines()[0]}"

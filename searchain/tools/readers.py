@@ -323,7 +323,7 @@ def returns_logprobs(llm: BaseChatModel) -> bool:
     """Whether the chat model returns token log-probabilities when asked (``logprobs=True``)."""
     if type(llm).__name__ == "LlamaCppChatModel":
         return bool(getattr(llm, "logits_all", False))
-    return type(llm).__name__ in ("ChatOpenAI", "AzureChatOpenAI")
+    return any(c.__name__ in ("ChatOpenAI", "AzureChatOpenAI") for c in type(llm).__mro__)
 
 
 def token_logprobs(message: Any) -> list[tuple[str, float]] | None:

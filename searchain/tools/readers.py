@@ -143,7 +143,9 @@ class _TransformersReader(_PairReader):
         if self.int8:
             from torch.ao.quantization import quantize_dynamic
 
-            model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            with warnings.catch_warnings():  # PyTorch 2.x deprecates its quantized tensors
+                warnings.filterwarnings("ignore", ".*quantize_per_tensor.*", UserWarning)
+                model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         return tokenizer, model
 
     def _classes(self) -> tuple[Any, Any]:

@@ -132,7 +132,9 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
     ``dpr`` and ``extractive`` use their default models, ``dpr:NAME_OR_DIR`` and
     ``extractive:NAME_OR_DIR`` others; a model directory alone is recognised by its config;
     ``llm`` reads with the chat model ``llm``, ``llm:SPEC`` with another one (``llm:local`` reads
-    with SmolLM2 whatever the reasoning LLM is). Any object with ``read`` is used as is.
+    with SmolLM2 whatever the reasoning LLM is). ``dpr-int8`` and ``extractive-int8`` (with
+    ``:NAME_OR_DIR`` too) run the model with int8 linear layers, 2-3x faster on a CPU. Any object
+    with ``read`` is used as is.
     """
     if isinstance(spec, Reader):
         return spec
@@ -141,11 +143,12 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
         return LLMReader(resolve_llm(arg or llm))
     if name not in ("dpr", "extractive") and Path(spec).is_dir():
         name, arg = reader_kind(spec), spec
-    if name == "dpr":
-        return load_once(("reader", spec), lambda: DPRReaderModel(arg or None))
-    if name == "extractive":
-        return load_once(("reader", spec), lambda: ExtractiveReader(arg or None))
+    kind, _, precision = name.partition("-")
+    models = {"dpr": DPRReaderModel, "extractive": ExtractiveReader}
+    if kind in models and precision in ("", "int8"):
+        model = models[kind]
+        return load_once(("reader", spec), lambda: model(arg or None, int8=precision == "int8"))
     raise ValueError(
-        f"unknown reader {spec!r}: use dpr, extractive, llm, llm:SPEC, dpr:DIR, extractive:DIR "
-        "or a model directory"
+        f"unknown reader {spec!r}: use dpr, extractive, llm, llm:SPEC, dpr:DIR, extractive:DIR, "
+        "a model directory, or dpr-int8[:DIR] / extractive-int8[:DIR] for the int8 CPU path"
     )

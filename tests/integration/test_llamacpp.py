@@ -105,7 +105,7 @@ def test_any_gguf_file_by_path_and_bad_paths_in_one_line(tmp_path, local_llm_ava
         resolve_llm(f"gguf:{tmp_path / 'missing.gguf'}")
     junk = tmp_path / "junk.gguf"
     junk.write_bytes(b"not a model")
-    with pytest.raises(ValueError, match="cannot read .* as a GGUF model"):
+    with pytest.raises(ValueError, match=r"cannot read .* as a GGUF model"):
         resolve_llm(f"gguf:{junk}")
 
 

@@ -37,9 +37,11 @@ def server(local_llm_available, tmp_path_factory):
     port = free_port()
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", smollm2_path()]
-        + ["--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port)]
-        + ["--api_key", KEY, "--n_ctx", "4096", "--verbose", "false"],
+        [
+            *(sys.executable, "-m", "llama_cpp.server", "--model", smollm2_path()),
+            *("--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port)),
+            *("--api_key", KEY, "--n_ctx", "4096", "--verbose", "false"),
+        ],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

@@ -129,3 +129,39 @@ def test_llm_reader_takes_spans_from_the_passage():
 def test_llm_reader_reply_parsing(reply, expected):
     answer = LLMReader.parse(reply, "Kevin Drew was born in Toronto, Ontario.")
     assert (answer.answer, answer.confidence) == expected
+
+
+@pytest.mark.parametrize("kind", ["dpr", "extractive"])
+def test_int8_readers_match_fp32_spans(kind, dpr_dir, extractive_dir):
+    """The int8 path quantizes every linear layer and reads the same spans as fp32.
+
+    Random tiny models have near-tied span logits, so a few spans may flip; real weights have
+    clear margins (the closing note of issue 13 gives the figures on a DPR-sized model).
+    """
+    import torch
+
+    path = dpr_dir if kind == "dpr" else extractive_dir
+    fp32 = resolve_reader(f"{kind}:{path}")
+    int8 = resolve_reader(f"{kind}-int8:{path}")
+    assert int8 is not fp32 and int8.int8 and not fp32.int8
+    _, model = int8.load()
+    linear = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    quantized = [
+        m
+        for m in model.modules()
+        if type(m).__name__ == "Linear" and "quantized" in type(m).__module__
+    ]
+    assert not linear and quantized  # every linear layer now runs in int8
+    queries = ["Where was Kevin Drew born?", "Which album did Kevin Drew record?"]
+    passages = PASSAGES * 8
+    same, total = 0, 0
+    for query in queries:
+        a, b = fp32.read(query, passages), int8.read(query, passages)
+        for x, y in zip(a, b, strict=True):
+            total += 1
+            same += x.answer == y.answer
+            assert y.answer in passages[0].text + passages[1].text or not y.answer
+            assert y.confidence == pytest.approx(x.confidence, abs=0.05)
+    assert same / total >= 0.9
+    with pytest.raises(ValueError, match="dpr-int8"):
+        resolve_reader("dpr-int4")

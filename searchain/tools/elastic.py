@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -142,15 +142,37 @@ class ElasticRetriever:
 
     def search(self, query: str, k: int = 1) -> list[Passage]:
         """Up to ``k`` passages for ``query``, best first."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
+        """:meth:`search` for many queries in one round trip (``_msearch`` past one query)."""
+        if not queries:
+            return []
         fields = self.search_fields()
-        body = {"multi_match": {"query": query, "fields": fields, "type": "most_fields"}}
         s = self.settings
         wanted = [f for f in (s.title_field, s.text_field, s.id_field) if f and f != "_id"]
-        response = self._call(
-            "search",
-            lambda: self.client.search(index=s.index, query=body, size=k, source_includes=wanted),
-        )
-        return [self._passage(hit) for hit in response["hits"]["hits"]]
+        bodies = [
+            {
+                "query": {"multi_match": {"query": q, "fields": fields, "type": "most_fields"}},
+                "size": k,
+                "_source": {"includes": wanted},
+            }
+            for q in queries
+        ]
+        if len(bodies) == 1:
+            replies = [self._call("search", lambda: self.client.search(index=s.index, **bodies[0]))]
+        else:
+            searches = [part for body in bodies for part in ({"index": s.index}, body)]
+            replies = self._call("search", lambda: self.client.msearch(searches=searches))[
+                "responses"
+            ]
+        results = []
+        for reply in replies:
+            if "error" in reply:
+                reason = reply["error"].get("reason") or str(reply["error"])
+                raise ElasticsearchError(f"Elasticsearch at {self.url}: search failed: {reason}")
+            results.append([self._passage(hit) for hit in reply["hits"]["hits"]])
+        return results
 
     def _passage(self, hit: dict[str, Any]) -> Passage:
         s, source = self.settings, hit.get("_source") or {}

@@ -377,3 +377,10 @@ def test_langchain_elasticsearch_retrievers_keep_real_ids_and_titles(es_url, poo
         assert target.text not in hits[0].id and "#" not in hits[0].id
     finally:
         es.client.indices.delete(index=store_index)
+
+
+def test_batch_search_is_one_msearch_with_the_same_results(pooled):
+    _, _, es = pooled
+    queries = ["Kevin Drew Broken Social Scene", "Lorenzo Monaco", "qqqq-no-such-word"]
+    assert es.search_batch(queries, k=2) == [es.search(q, k=2) for q in queries]
+    assert es.search_batch([], k=1) == []

@@ -8,7 +8,9 @@ Corpora: the pooled shared corpus (6,404 real passages); larger sizes add SYNTHE
 passages (random words drawn with the real corpus's word frequencies), so every query's real
 answer passages are still in the collection. Queries: MuSiQue gold sub-questions and HotpotQA
 questions of the tuning split (300). Both backends use k1=1.2, b=0.75 and the same word
-boundaries (embedded tokenizer `standard`, Elasticsearch analyzer `standard`). One client thread.
+boundaries (embedded tokenizer `standard`, Elasticsearch analyzer `standard`). One client thread,
+one query at a time (q/s, p50, p95); then the batch APIs (`search_batch`: the embedded index
+scores a batch on every core, Elasticsearch answers one `_msearch`), all 300 queries per call.
 Embedded peak memory is the builder process's max RSS; Elasticsearch's is the server JVM's
 (heap fixed by ES_HEAP, 512 MB by default). Prints figures; asserts nothing.
 """
@@ -56,6 +58,15 @@ def timed_queries(search, queries):
         latencies[len(latencies) // 2],
         latencies[int(len(latencies) * 0.95)],
     )
+
+
+def batch_qps(search_batch, queries, repeats=5):
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        search_batch(queries)
+        best = min(best, time.perf_counter() - started)
+    return len(queries) / best
 
 
 def build_embedded_in_child(size: int, data: str, out: str) -> dict:
@@ -117,10 +128,12 @@ def main() -> None:
             index.search(queries[0])
             qps, p50, p95 = timed_queries(lambda q, index=index: index.search(q), queries)
             emb_top = [(index.search(q) or [None])[0] for q in queries]
+            emb_batch = batch_qps(index.search_batch, queries)
             print(
                 f"[{size:,}] embedded: build {size / built['seconds']:,.0f} passages/s "
                 f"({built['seconds']:.1f} s), peak RSS {built['rss_gib']:.2f} GiB; "
-                f"{qps:,.0f} q/s, p50 {p50 * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms"
+                f"{qps:,.0f} q/s, p50 {p50 * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms; "
+                f"batch {emb_batch:,.0f} q/s"
             )
             if es is None:
                 continue
@@ -131,6 +144,7 @@ def main() -> None:
             es.search(queries[0])
             es_qps, es_p50, es_p95 = timed_queries(lambda q: es.search(q), queries)
             es_top = [(es.search(q) or [None])[0] for q in queries]
+            es_batch = batch_qps(es.search_batch, queries)
             agree = sum(
                 (a.id if a else None) == (b.id if b else None)
                 for a, b in zip(emb_top, es_top, strict=True)
@@ -140,11 +154,12 @@ def main() -> None:
                 f"[{size:,}] elasticsearch: build {size / seconds:,.0f} passages/s "
                 f"({seconds:.1f} s), server peak RSS "
                 f"{'n/a' if rss is None else f'{rss:.2f} GiB'}; {es_qps:,.0f} q/s, "
-                f"p50 {es_p50 * 1000:.2f} ms, p95 {es_p95 * 1000:.2f} ms"
+                f"p50 {es_p50 * 1000:.2f} ms, p95 {es_p95 * 1000:.2f} ms; "
+                f"batch (_msearch) {es_batch:,.0f} q/s"
             )
             print(
-                f"[{size:,}] embedded/elasticsearch q/s ratio {qps / es_qps:.1f}x; "
-                f"top-1 agreement {agree:.3f}"
+                f"[{size:,}] embedded/elasticsearch q/s ratio {qps / es_qps:.1f}x one at a time, "
+                f"{emb_batch / es_batch:.1f}x batched; top-1 agreement {agree:.3f}"
             )
         sys.stdout.flush()
     if es is not None:

@@ -34,8 +34,12 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             nodes[node.id] = accept(node, node.source, node.answer, step)
             emit(runtime, "node_reused", node=node.id, query=node.query, answer=node.answer)
         cursor += 1
+    # Channels a step does not write are not checkpointed again: ``nodes`` only when it changed.
+    update: dict[str, Any] = {"cursor": cursor}
+    if nodes != state.nodes:
+        update["nodes"] = nodes
     if cursor == len(chain):
-        return {"cursor": cursor, "nodes": nodes}
+        return update
     node = nodes[chain[cursor]]
     if not node.read:
         ctx = context_of(runtime, state.settings)
@@ -44,6 +48,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         for done in read_nodes(todo, ctx, state.nodes):
             nodes[done.id] = done
         node = nodes[node.id]
+        update["nodes"] = nodes
     emit(
         runtime,
         "node_retrieved",
@@ -53,7 +58,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         reader_answer=node.reader_answer,
         confidence=node.confidence,
     )
-    return {"cursor": cursor, "nodes": nodes}
+    return update
 
 
 def read_nodes(todo: list[TreeNode], ctx: Context, tree: list[TreeNode]) -> list[TreeNode]:

@@ -25,10 +25,8 @@ from searchain.tools.base import Passage, ReaderAnswer
 from tests.conftest import ScriptedReplies
 
 QUERIES = [f"Who is person number {i}?" for i in range(4)]
-CHAIN = "\n".join(
-    [line for i, q in enumerate(QUERIES, 1) for line in (f"[Query {i}]: {q}", f"[Answer {i}]: P{i}.")]
-    + ["[Final Content]: So the final answer is P4 [4]."]
-)
+PAIRS = [(f"[Query {i}]: {q}", f"[Answer {i}]: P{i}.") for i, q in enumerate(QUERIES, 1)]
+CHAIN = "\n".join([line for pair in PAIRS for line in pair] + ["[Final Content]: P4 [4]."])
 TEXT = "A passage of about the usual length, " * 12
 
 

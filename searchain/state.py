@@ -8,10 +8,12 @@ from it rather than stored twice.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
+from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
 
 from searchain.tools.base import Passage
@@ -24,6 +26,28 @@ StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
 STATE_VERSION = 1
 """Bumped when the state's shape changes incompatibly; checkpoints of another version are
 refused (a new field with a default, such as ``settings``, loads from older checkpoints)."""
+
+
+def replaced(_: Any, writes: Sequence[Any]) -> Any:
+    """Reducer of a value each write replaces whole (the last write of a batch wins)."""
+    return writes[-1]
+
+
+def added_messages(messages: list[AnyMessage], writes: Sequence[Any]) -> list[AnyMessage]:
+    """``add_messages`` over a batch of writes, in order."""
+    for write in writes:
+        messages = add_messages(messages, write)
+    return messages
+
+
+def delta(reducer: Any) -> DeltaChannel:
+    """A channel checkpointed as the steps' writes, not rewritten whole at every step.
+
+    The tree and the LLM conversation are the bulk of the state but change in few steps; kept
+    as deltas, a step's checkpoint holds only what that step wrote (LangGraph replays the writes
+    to rebuild them, and snapshots them every 100 writes).
+    """
+    return DeltaChannel(reducer)
 
 
 @dataclass
@@ -136,7 +160,7 @@ class OutputState(InputState):
     """The passages cited by ``final_content``, by number."""
     unresolved_citations: list[int] = field(default_factory=list)
     """Citation numbers the LLM wrote that point at no reasoning step (removed from the text)."""
-    nodes: list[TreeNode] = field(default_factory=list)
+    nodes: Annotated[list[TreeNode], delta(replaced)] = field(default_factory=list)
     """The Tree-of-Reasoning's nodes (of the current question)."""
     branches: list[Branch] = field(default_factory=list)
     """The Tree-of-Reasoning's branches, one per generated chain."""
@@ -154,7 +178,7 @@ class State(OutputState, ThreadSettings):
 
     question_asked: str = ""
     """The question the current nodes answer (``question`` is overwritten by the next input)."""
-    messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
+    messages: Annotated[list[AnyMessage], delta(added_messages)] = field(default_factory=list)
     """The conversation with the LLM: the prompt, its chains and the feedback between them."""
     cursor: int = 0
     """Position in the current branch's ``nodes`` that traversal has reached."""

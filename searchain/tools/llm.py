@@ -64,10 +64,8 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
     if name == "local":
         return load_once(key, lambda: _load_local(settings))
     if name.startswith("gguf:"):
-        from searchain.tools.llamacpp import load_gguf
-
         path = name.removeprefix("gguf:")
-        return load_once(key, lambda: _with_extra(lambda: load_gguf(path, **settings)))
+        return load_once(key, lambda: _load_gguf(path, settings))
     if name.startswith("scripted:"):
         from searchain.tools.scripted import ScriptedChatModel
 
@@ -124,15 +122,14 @@ def smollm2_path() -> str:
 
 
 def _load_local(settings: dict[str, Any]) -> BaseChatModel:
-    path = smollm2_path()
-    from searchain.tools.llamacpp import load_gguf
-
-    return _with_extra(lambda: load_gguf(path, **settings))
+    return _load_gguf(smollm2_path(), settings)
 
 
-def _with_extra(load: Any) -> BaseChatModel:
-    """Run a llama.cpp loader, turning a missing integration into the one-line install hint."""
+def _load_gguf(path: str, settings: dict[str, Any]) -> BaseChatModel:
+    """Load a GGUF file on llama.cpp; a missing runtime is the one-line install hint."""
     try:
-        return load()
+        from searchain.tools.llamacpp import load_gguf
+
+        return load_gguf(path, **settings)
     except ImportError as exc:
         raise ImportError(f"llama.cpp models need llama-cpp-python: {LOCAL_EXTRA_HINT}") from exc

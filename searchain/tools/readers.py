@@ -141,10 +141,18 @@ class _TransformersReader(_PairReader):
         tokenizer = load_pretrained(tokenizer_class, self.name_or_path)
         model = load_pretrained(model_class, self.name_or_path).eval()
         if self.int8:
-            from torch.ao.quantization import quantize_dynamic
-
-            with warnings.catch_warnings():  # PyTorch 2.x deprecates its quantized tensors
+            # PyTorch 2.x deprecates torch.ao.quantization in favour of torchao, which has no
+            # CPU int8 kernel for these models yet; its warnings say so on every load.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
                 warnings.filterwarnings("ignore", ".*quantize_per_tensor.*", UserWarning)
+                try:
+                    from torch.ao.quantization import quantize_dynamic
+                except ImportError:
+                    raise ImportError(
+                        f"this PyTorch ({torch.__version__}) has no dynamic int8 quantization: "
+                        "use --reader dpr or extractive (fp32)"
+                    ) from None
                 model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         return tokenizer, model
 

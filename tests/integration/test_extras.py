@@ -61,7 +61,8 @@ ASK = ["ask", "Who influenced Lorenzo Monaco?", "--index", "index"]
             [*ASK, "--llm", "scripted:script.json", "--reader", "extractive"],
             "models",
         ),
-        ("transformers", [*ASK, "--llm", "local", "--reader", "llm"], "local"),
+        ("llama_cpp", [*ASK, "--llm", "local", "--reader", "llm"], "local"),
+        ("langchain_community", [*ASK, "--llm", "local", "--reader", "llm"], "local"),
         ("langchain_openai", [*ASK, "--llm", "openai:gpt-4o-mini", "--reader", "llm"], "openai"),
         (
             "elasticsearch",

@@ -44,6 +44,7 @@ def main() -> None:
         for name, reader in readers.items():
             reader.read(query, passages[:2])  # warm-up
             for batch in args.batch:
+                reader.batch_size = batch  # passages per forward pass
                 per_passage = []
                 for i in range(0, len(passages) - batch + 1, batch):
                     started = time.perf_counter()
@@ -57,6 +58,8 @@ def main() -> None:
         for batch in args.batch:
             ratio = medians["int8", batch] / medians["fp32", batch]
             print(f"batch {batch}: int8/fp32 time ratio {ratio:.2f}")
+        for reader in readers.values():
+            reader.batch_size = None  # the default: one passage per pass on a CPU
         fp32 = readers["fp32"].read(query, passages)
         int8 = readers["int8"].read(query, passages)
         same = sum(a.answer == b.answer for a, b in zip(fp32, int8, strict=True))

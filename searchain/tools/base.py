@@ -7,6 +7,7 @@ components without touching the graph.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -65,6 +66,18 @@ class Reader(Protocol):
 MAX_CONCURRENCY = 8
 """Calls in flight at once when a whole chain is searched or read by a one-at-a-time backend."""
 
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    """One pool for the process: a chain's calls start no threads of their own."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(MAX_CONCURRENCY, thread_name_prefix="searchain-io")
+        return _pool
+
 
 def search_many(retriever: Retriever, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
     """Search every query: one ``search_batch`` call when the backend has one, else concurrently.
@@ -77,8 +90,7 @@ def search_many(retriever: Retriever, queries: Sequence[str], k: int = 1) -> lis
     batch = getattr(retriever, "search_batch", None)
     if batch is not None:
         return list(batch(list(queries), k=k))
-    with ThreadPoolExecutor(max_workers=min(len(queries), MAX_CONCURRENCY)) as pool:
-        return list(pool.map(lambda query: retriever.search(query, k=k), queries))
+    return list(_shared_pool().map(lambda query: retriever.search(query, k=k), queries))
 
 
 def read_many(
@@ -94,10 +106,9 @@ def read_many(
     pairs = getattr(reader, "read_pairs", None)
     if pairs is not None:
         return list(pairs(list(queries), list(passages)))
-    with ThreadPoolExecutor(max_workers=min(len(queries), MAX_CONCURRENCY)) as pool:
-        pairs_in = zip(queries, passages, strict=True)
-        batches = pool.map(lambda pair: reader.read(pair[0], [pair[1]]), pairs_in)
-        return [answers[0] for answers in batches]
+    pairs_in = zip(queries, passages, strict=True)
+    batches = _shared_pool().map(lambda pair: reader.read(pair[0], [pair[1]]), pairs_in)
+    return [answers[0] for answers in batches]
 
 
 def lookup(record: Mapping[str, Any], path: str) -> Any:

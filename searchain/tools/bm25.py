@@ -395,4 +395,9 @@ class BM25Index:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        return cls.load(path)
+        index = cls.load(path)
+        # The search kernels compile on their first use (about 15 s on 2 cores) and are cached
+        # on disk after that: pay it here, once per installation, not on the first question.
+        index.search_batch(["warm up", "the search kernels"])
+        index.search("warm up")
+        return index

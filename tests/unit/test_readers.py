@@ -116,6 +116,15 @@ def test_llm_reader_takes_spans_from_the_passage():
     )
 
 
+def test_llm_reader_sees_at_most_the_first_part_of_a_huge_passage():
+    llm = ScriptedReplies(replies=["Answer: Toronto\nConfidence: 0.9"])
+    huge = Passage("x", "Kevin Drew", "Kevin Drew was born in Toronto. " + "filler " * 50_000)
+    [answer] = resolve_reader("llm", llm).read("Where was Kevin Drew born?", [huge])
+    assert (answer.answer, answer.confidence) == ("Toronto", 0.9)
+    prompt = llm.calls[0][0].text
+    assert "born in Toronto" in prompt and len(prompt) < 5_000
+
+
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [

@@ -132,8 +132,7 @@ class _TransformersReader(_PairReader):
         self.name_or_path = name_or_path or self.default_model
         self.max_length = max_length
         self.int8 = int8
-        self.batch_size = batch_size
-        """Pairs per forward pass; ``None``: 1 on a CPU, 16 on an accelerator."""
+        self.batch_size = batch_size  # pairs per forward pass; None: 1 on a CPU, 16 on a GPU
 
     def load(self) -> tuple[Any, Any]:
         """Load (once per process) and return ``(tokenizer, model)``."""

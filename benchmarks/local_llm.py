@@ -53,7 +53,7 @@ def alternating_prompts() -> None:
     paragraphs = [Passage(str(i), f"Title {i}", "word " * 80) for i in range(4)]
     prompts = [
         build_prompt(style=style, question="Who is it?", paragraphs=paragraphs,
-                     demos=load_demos("musique"), budget=3000)
+                     demos=load_demos("musique", leave_out=""), budget=3000)
         for style in ("cot", "direct")
     ]  # fmt: skip
     for cached in (False, True):

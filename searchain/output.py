@@ -25,6 +25,7 @@ def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
                 "source": node.source,
                 "reader_answer": node.reader_answer,
                 "confidence": node.confidence,
+                "calibrated": node.calibrated,
                 "passage_id": node.passage.id if node.passage else None,
                 "unsolved": node.unsolved,
                 "reused": node.reused,

@@ -72,6 +72,9 @@ class TreeNode:
     """The reader's answer span from ``passage``."""
     confidence: float | None = None
     """The reader's confidence in ``reader_answer``; ``None`` until read."""
+    calibrated: bool = True
+    """Whether ``confidence`` is on the reader's own scale (see ``ReaderAnswer.calibrated``):
+    ``False`` for a self-rating or a span probability that could not be measured."""
     source: KnowledgeSource | None = None
     """Set when the node is accepted onto the reasoning path; ``None`` if never reached."""
     answer: str = ""

@@ -59,6 +59,8 @@ def show_result(result: dict[str, Any]) -> None:
         parent = branches.get(node.parent, tree)
         label = node.source or "not reached"
         conf = f", conf {node.confidence:.2f}" if node.confidence is not None else ""
+        if conf and not node.calibrated:
+            conf += " uncalibrated"
         answer = node.answer or node.llm_answer or "?"
         branches[node.id] = parent.add(
             f"[{SOURCE_STYLE[node.source]}]{escape(node.query)} → {escape(answer)} "

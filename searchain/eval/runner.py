@@ -201,7 +201,10 @@ def result_line(
         nodes = output.get("nodes", [])
         path = sorted((n for n in nodes if n.step is not None), key=lambda n: n.step)
         branches = output.get("branches", [])
-        retrieved = list({n.passage.id: n.passage for n in nodes if n.passage}.values())
+        # Only the passages on the path the answer used: a reading past a correction (read
+        # ahead by parallel traversal, never used) is no source, so recall and sources do not
+        # depend on the traversal mode.
+        retrieved = list({n.passage.id: n.passage for n in path if n.passage}.values())
         steps = len(path) if path else len(branches[-1].nodes) if branches else 0
         rounds = output.get("rounds", 0)
         sources = Counter(n.source for n in path)

@@ -50,14 +50,20 @@ def short_answer(
     llm: BaseChatModel,
     question: str,
     paragraphs: Sequence[Passage],
+    *,
+    asked: str,
     labels: Sequence[str] = (),
 ) -> str:
-    """A short answer to ``question`` from ``paragraphs`` (IRCoT's Direct reader prompt)."""
+    """A short answer to ``question`` from ``paragraphs`` (IRCoT's Direct reader prompt).
+
+    ``asked`` is the question the run answers (``question`` is one of its sub-questions): its
+    own demonstration, if it is one, is never shown.
+    """
     prompt = build_prompt(
         style="direct",
         question=question,
         paragraphs=paragraphs,
-        demos=load_demos(ctx.ircot_demos),
+        demos=load_demos(ctx.ircot_demos, leave_out=asked),
         budget=ctx.ircot_prompt_tokens,
         labels=labels,
     )

@@ -18,8 +18,9 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 
     Completion does not wait for a confident reader: the LLM has said it does not know, so the
     passage is the best knowledge available (the paper feeds it back unconditionally). With
-    ``complete`` off (the ablation) the LLM is told to answer the query itself, and the node stays
-    off the path: the re-planned chain asks it again, with the LLM's own answer, to be verified.
+    ``complete`` off (the ablation), or when retrieval found no passage at all, the LLM is told to
+    answer the query itself, and the node stays off the path: the re-planned chain asks it again,
+    with the LLM's own answer, to be verified — so Table 2 never counts it as IR knowledge.
     """
     node = state.current
     assert node is not None  # route_traverse only sends a node here
@@ -30,17 +31,21 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         emit(runtime, "completion_skipped", node=node.id)
         return {"messages": [HumanMessage(feedback)]}
     if node.passage is None:
+        # IR found nothing, so it has no knowledge to complete the node with: the node stays
+        # off the path and the LLM answers it itself in the re-planned chain (a new node that
+        # Verify accepts as the LLM's), as with completion switched off.
         feedback = render(
             feedback_template("complete_no_reference"), query=node.query, question=state.question
         )
-    else:
-        feedback = render(
-            feedback_template("complete"),
-            query=node.query,
-            answer=node.reader_answer,
-            question=state.question,
-            reference=node.passage.as_reference(),
-        )
+        emit(runtime, "completion_found_nothing", node=node.id)
+        return {"messages": [HumanMessage(feedback)]}
+    feedback = render(
+        feedback_template("complete"),
+        query=node.query,
+        answer=node.reader_answer,
+        question=state.question,
+        reference=node.passage.as_reference(),
+    )
     emit(runtime, "node_completed", node=node.id, ir=node.reader_answer)
     return {
         "nodes": state.with_node(

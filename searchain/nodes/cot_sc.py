@@ -29,7 +29,7 @@ def cot_sc_sample(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any
         style="cot",
         question=state.question,
         paragraphs=[],
-        demos=load_demos(ctx.ircot_demos),
+        demos=load_demos(ctx.ircot_demos, leave_out=state.question),
         budget=ctx.ircot_prompt_tokens,
         labels=labels,
     )

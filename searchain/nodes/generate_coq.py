@@ -84,6 +84,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                     passage=old.passage,
                     reader_answer=old.reader_answer,
                     confidence=old.confidence,
+                    calibrated=old.calibrated,
                     source=old.source,
                     answer=old.answer,
                     reused=True,

@@ -32,7 +32,7 @@ def ircot_answer(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         style=ctx.ircot_answer,
         question=state.question,
         paragraphs=state.paragraphs,
-        demos=load_demos(ctx.ircot_demos),
+        demos=load_demos(ctx.ircot_demos, leave_out=state.question),
         budget=ctx.ircot_prompt_tokens,
         labels=labels,
     )

@@ -32,7 +32,7 @@ def ircot_reason(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]
         question=state.question,
         paragraphs=state.paragraphs,
         cot=state.cot,
-        demos=load_demos(ctx.ircot_demos),
+        demos=load_demos(ctx.ircot_demos, leave_out=state.question),
         budget=ctx.ircot_prompt_tokens,
         labels=ctx.task_prompt(state.task).answer_labels,
     )

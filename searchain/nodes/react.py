@@ -21,6 +21,8 @@ ACTION = re.compile(r"Action \d+:\s*(Search|Lookup|Finish)\[(.*?)\]?\s*$", re.IG
 STEP_TOKENS = 128
 """One thought and one action."""
 SHOWN_SENTENCES = 5
+OBSERVED = "\nObservation {n}: <reference>"
+"""How step ``n``'s observation opens in the transcript; its text is closed by ``</reference>``."""
 """Sentences of a searched paragraph shown as the observation (ReAct shows its first ones)."""
 
 
@@ -49,12 +51,13 @@ def react_step(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
     if kind == "finish":
         labels = ctx.task_prompt(state.task).answer_labels
         answer = final_answer(f"answer is: {argument}", labels)
-        text = strip_tags(transcript + written)
         emit(runtime, "react_finished", answer=answer)
         return {
             **update,
             "answer": answer,
-            "generation": text,
+            # The papers' cover-EM reads the method's own words: its thoughts and actions,
+            # never the observations (retrieved text it was shown).
+            "generation": own_words([*state.cot, written]),
             "done": True,
             # Every output field, even when nothing was searched.
             "cot": state.cot,
@@ -75,8 +78,18 @@ def react_step(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any]:
     else:
         observation = "Invalid action: use Search[entity], Lookup[keyword] or Finish[answer]."
     emit(runtime, "react_step", step=n, action=kind or "invalid", argument=argument)
-    observed = f"<reference>{as_data(observation)}</reference>"
-    return {**update, "cot": [*state.cot, f"{written}\nObservation {n}: {observed}\n"]}
+    observed = f"{OBSERVED.format(n=n)}{as_data(observation)}</reference>"
+    return {**update, "cot": [*state.cot, f"{written}{observed}\n"]}
+
+
+def own_words(steps: list[str]) -> str:
+    """What the model wrote in ``steps`` (transcript pieces): each Thought/Action, no Observation.
+
+    A piece is the model's text, then the observation inside ``OBSERVED``'s delimiter; the
+    model's text never holds that delimiter (its tags are stripped), so the cut is exact.
+    """
+    written = [piece.partition(OBSERVED.format(n=n))[0] for n, piece in enumerate(steps, 1)]
+    return " ".join(w.strip() for w in written if w.strip())
 
 
 def _lookup(state: IRCoTState, keyword: str) -> str:

@@ -63,7 +63,7 @@ def self_ask_step(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, Any
         }
     question = follow_ups[-1].strip()
     found = retrieve(ctx, question, ctx.ircot_k, state.paragraphs)
-    intermediate = short_answer(ctx, llm, question, found)
+    intermediate = short_answer(ctx, llm, question, found, asked=state.question)
     emit(runtime, "self_ask_follow_up", question=question, answer=intermediate)
     return {
         **update,

@@ -43,6 +43,7 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {
             "final_content": content,
             "answer": answer,
+            "references": [],  # every output field, even with nothing to cite
             "unresolved_citations": unresolved,
             "stop_reason": stop_reason,
         }

@@ -78,6 +78,7 @@ def read_nodes(todo: list[TreeNode], ctx: Context, tree: list[TreeNode]) -> list
             passage=earlier[n.query].passage,
             reader_answer=earlier[n.query].reader_answer,
             confidence=earlier[n.query].confidence,
+            calibrated=earlier[n.query].calibrated,
         )
         for n in todo
         if n.query in earlier
@@ -96,6 +97,7 @@ def read_nodes(todo: list[TreeNode], ctx: Context, tree: list[TreeNode]) -> list
             passage=passage,
             reader_answer=reading.answer,
             confidence=reading.confidence,
+            calibrated=reading.calibrated,
         )
     return list(read.values())
 

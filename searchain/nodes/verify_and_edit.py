@@ -49,7 +49,7 @@ def verify_and_edit(state: IRCoTState, runtime: Runtime[Context]) -> dict[str, A
         if not question:
             continue
         found = retrieve(ctx, question, ctx.ircot_k, paragraphs)
-        fact = short_answer(ctx, llm, question, found)
+        fact = short_answer(ctx, llm, question, found, asked=state.question)
         paragraphs += found
         queries.append(question)
         edited.append(f"{question} {fact}.")

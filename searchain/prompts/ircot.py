@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from searchain.prompts import as_data, feedback_template, render
+from searchain.text import normalize_answer
 from searchain.tools.base import Passage
 from searchain.tools.cache import load_once
 
@@ -38,14 +39,21 @@ class Demo:
     """Its gold answer."""
 
 
-def load_demos(name: str) -> tuple[Demo, ...]:
-    """The demonstrations ``name``: a shipped set (musique, hotpotqa, 2wikimultihopqa) or a file.
+def load_demos(name: str, *, leave_out: str) -> tuple[Demo, ...]:
+    """The demonstrations ``name`` for the question ``leave_out``, which is never among them.
 
-    ``""`` is none (zero-shot). Loaded once per process.
+    ``name`` is a shipped set (musique, hotpotqa, 2wikimultihopqa) or a file; ``""`` is none
+    (zero-shot). The shipped sets come from the data sets' tuning split, so a question evaluated
+    on that split may be a demonstration: shown, it would be given its own gold answer. The
+    demonstration whose question is ``leave_out`` (compared normalised) is therefore left out,
+    for every method and every call of a run (``leave_out`` is the question being answered, not
+    a sub-question). Loaded once per process.
     """
     if not name:
         return ()
-    return load_once(("ircot_demos", name), lambda: _read_demos(name))
+    demos = load_once(("ircot_demos", name), lambda: _read_demos(name))
+    asked = normalize_answer(leave_out)
+    return tuple(d for d in demos if normalize_answer(d.question) != asked)
 
 
 def _read_demos(name: str) -> tuple[Demo, ...]:

@@ -40,6 +40,10 @@ class ReaderAnswer:
     """The answer span (empty when the reader found none)."""
     confidence: float
     """The reader's confidence, on the reader's own scale (see ``Reader.threshold``)."""
+    calibrated: bool = True
+    """Whether ``confidence`` was measured on that scale (a DPR logit, a span probability).
+    ``False`` for an LLM reader's self-rating, or a span probability that could not be measured
+    (then ``confidence`` is 0, so it never overrides the LLM)."""
 
 
 @runtime_checkable

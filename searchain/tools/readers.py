@@ -319,30 +319,42 @@ class LLMReader(_PairReader):
             else []
         )
         return [
-            self.parse(reply_text(r), p.as_reference(), token_logprobs(r))
+            self.parse(
+                reply_text(r), p.as_reference(), token_logprobs(r), calibrated=self.calibrated
+            )
             for r, p in zip(replies, passages, strict=True)
         ]
 
     @staticmethod
     def parse(
-        reply: str, passage_text: str, logprobs: list[tuple[str, float]] | None = None
+        reply: str,
+        passage_text: str,
+        logprobs: list[tuple[str, float]] | None = None,
+        *,
+        calibrated: bool = False,
     ) -> ReaderAnswer:
         """Read ``Answer:``/``Confidence:`` lines; a span absent from the passage scores 0.
 
-        With the reply's token ``logprobs``, the confidence is the span's probability instead
-        of the self-rating.
+        A ``calibrated`` reader's confidence is the span's probability from the reply's token
+        ``logprobs``; when that cannot be measured (no log-probabilities came back, or their
+        tokens do not spell the span) the reading scores 0 and says ``calibrated=False``, rather
+        than mixing the self-rating into a probability scale. An uncalibrated reader's
+        confidence is the self-rating (``calibrated=False``).
         """
         found = _LLM_ANSWER.search(reply)
         answer = (found.group("answer") if found else reply.strip().split("\n")[0]).strip(" .\"'")
         if normalize_answer(answer) in ("", "none"):
-            return ReaderAnswer("", 0.0)
+            return ReaderAnswer("", 0.0, calibrated)
         if normalize_answer(answer) not in normalize_answer(passage_text):
-            return ReaderAnswer(answer, 0.0)
-        probability = span_probability(logprobs, answer) if logprobs else None
-        if probability is not None:
+            return ReaderAnswer(answer, 0.0, calibrated)
+        if calibrated:
+            probability = span_probability(logprobs, answer) if logprobs else None
+            if probability is None:
+                return ReaderAnswer(answer, 0.0, calibrated=False)
             return ReaderAnswer(answer, probability)
         conf = _LLM_CONFIDENCE.search(reply)
-        return ReaderAnswer(answer, min(max(float(conf.group("conf")), 0.0), 1.0) if conf else 0.5)
+        rating = min(max(float(conf.group("conf")), 0.0), 1.0) if conf else 0.5
+        return ReaderAnswer(answer, rating, calibrated=False)
 
 
 STOP = ["\n\n"]

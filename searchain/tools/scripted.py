@@ -9,7 +9,8 @@ device, and says so in its name; it answers nothing it was not told to.
 The script file: ``{"chains": [...], "trace": "...", "reader": "...", "rules": [[REGEX, REPLY]],
 "delay": 0, "log": "path", "barrier": 0, "barrier_dir": "path"}``; ``rules`` (optional) answer
 any prompt whose last 300 characters match REGEX with REPLY, first match first (how the
-baselines' prompts, told apart by how they end, are scripted); ``log`` (optional) gets one
+baselines' prompts, told apart by how they end, are scripted). A reply ends where a stop sequence
+of the call begins, as a real model's does. ``log`` (optional) gets one
 JSON line per call, ``delay`` seconds are slept per call, and with ``barrier`` N each first
 chain call waits until N of them have started (in any process) — proof that runs really run
 side by side, with no clock involved.
@@ -91,6 +92,9 @@ class ScriptedChatModel(BaseChatModel):
             kind, text = "chain", self.chains[min(index, len(self.chains) - 1)]
         if kind == "chain" and index == 0 and self.barrier:
             self._wait_for_peers()
+        # Like a real model, the reply ends where a stop sequence of the call begins.
+        ends = [text.find(s) for s in stop or () if s and s in text]
+        text = text[: min(ends)] if ends else text
         if self.log:
             with open(self.log, "a", encoding="utf-8") as out:
                 out.write(json.dumps({"kind": kind, "index": index}) + "\n")

@@ -13,15 +13,19 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("elasticsearch", reason="needs the 'elasticsearch' extra")
-
 from searchain.context import Context
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
 from searchain.graph.searchain import build_graph
 from searchain.tools.base import Passage
 from searchain.tools.bm25 import BM25Index
 from searchain.tools.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings
-from tests.conftest import ScriptedReplies, TableReader
+from tests.conftest import ScriptedReplies, TableReader, require_module
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _elasticsearch_client():
+    """Every test here talks to the server through the 'elasticsearch' extra's client."""
+    require_module("elasticsearch", "elasticsearch")
 
 
 def retriever(url: str, index: str) -> ElasticRetriever:
@@ -337,7 +341,7 @@ def test_the_cli_on_a_foreign_index_reads_and_never_writes(es_url, foreign_index
 
 def test_langchain_elasticsearch_retrievers_keep_real_ids_and_titles(es_url, pooled):
     """langchain-elasticsearch's retriever and store over the same real index, as backends."""
-    lces = pytest.importorskip("langchain_elasticsearch")
+    lces = require_module("langchain_elasticsearch", "elasticsearch")
     from searchain.tools.resolve import resolve_retriever
 
     _, corpus, es = pooled
@@ -379,8 +383,22 @@ def test_langchain_elasticsearch_retrievers_keep_real_ids_and_titles(es_url, poo
         es.client.indices.delete(index=store_index)
 
 
-def test_batch_search_is_one_msearch_with_the_same_results(pooled):
+def test_batch_search_is_one_msearch_with_the_same_results(pooled, monkeypatch):
     _, _, es = pooled
+    sent: list[tuple[str, str]] = []
+    real = es.client.perform_request
+
+    def counted(method, path, **kwargs):  # every request the client sends, then sent for real
+        sent.append((method, path))
+        return real(method, path, **kwargs)
+
+    monkeypatch.setattr(es.client, "perform_request", counted)
     queries = ["Kevin Drew Broken Social Scene", "Lorenzo Monaco", "qqqq-no-such-word"]
-    assert es.search_batch(queries, k=2) == [es.search(q, k=2) for q in queries]
-    assert es.search_batch([], k=1) == []
+    batch = es.search_batch(queries, k=2)
+    assert sent == [("POST", "/_msearch")]  # three queries, one round trip
+    sent.clear()
+    one_by_one = [es.search(q, k=2) for q in queries]
+    assert [path for _, path in sent] == [f"/{es.settings.index}/_search"] * 3
+    assert batch == one_by_one and batch[0] and batch[2] == []
+    sent.clear()
+    assert es.search_batch([], k=1) == [] and sent == []

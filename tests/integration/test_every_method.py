@@ -11,30 +11,10 @@ from typer.testing import CliRunner
 from searchain.cli import app
 from searchain.eval.runner import read_results
 from searchain.methods import METHODS
+from tests.method_scripts import every_method_script
 
 DATASETS = ("musique", "hotpotqa", "2wikimultihopqa")
-# Each baseline's prompt is told apart by how it ends (see ScriptedChatModel.rules).
-RULES = [
-    [r"Are follow up questions needed here:$", "Yes.\nFollow up: Who is it?"],
-    [r"</answer>\.\n$", "So the final answer is: Paris"],
-    [r"So the final answer is:$", " Paris"],
-    [r"Thought 1:$", " I search.\nAction 1: Search[Paris]"],
-    [r"Thought \d+:$", " Found it.\nAction 2: Finish[Paris]"],
-    [r"Finish\[$", "Paris"],
-    [r"Therefore, the answer is$", " Paris."],
-    [r"step by step\.$", "Plan: find the city. It is Paris."],
-    [r"Question:$", " Is it Paris?"],
-    [r"So the answer is:$", " Paris"],
-    [r"</reasoning>$", "So the answer is: Paris."],
-    [r"\nA:$", "It is Paris. So the answer is: Paris."],
-]
-SCRIPT = {
-    "rules": RULES,
-    "chains": ["[Query 1]: Which city is it?\n[Answer 1]: Paris\n[Final Content]: Paris [1]. "
-               "So the final answer is Paris."],
-    "trace": "It is Paris [1]. So the final answer is Paris.",
-    "reader": "Answer: Paris\nConfidence: 0.9",
-}  # fmt: skip
+SCRIPT = {**every_method_script("Paris"), "reader": "Answer: Paris\nConfidence: 0.9"}
 
 
 def eval_all(tmp, data, llm, datasets, limit, methods=tuple(METHODS)):
@@ -63,8 +43,7 @@ def test_every_method_on_every_dataset_with_scripted_models(tmp_path, shared_dat
                 assert r["prediction"] and r["generation"], (dataset, name, r)
                 assert ("paragraph_recall" in r["metrics"]) is method.uses_ir, (dataset, name)
                 assert set(r["metrics"]) >= {"cover_em", "cover_em_answer", "em", "f1"}
-                if name not in ("self-ask-no-ir", "plan-and-solve-no-ir", "plan-and-solve"):
-                    assert r["prediction"] == "Paris", (dataset, name, r["prediction"])
+                assert r["prediction"] == "Paris", (dataset, name, r["prediction"])
     files = sorted(str(p) for p in tmp_path.glob("*.jsonl"))
     done = runner.invoke(app, ["report", *files, "--out", str(tmp_path / "report")])
     assert done.exit_code == 0, done.output

@@ -18,6 +18,7 @@ import urllib.request
 import pytest
 
 from searchain.tools.llm import resolve_llm, smollm2_path
+from tests.conftest import require_module
 from tests.integration.test_cli import one_line_error, searchain
 
 pytestmark = pytest.mark.integration
@@ -33,7 +34,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(local_llm_available, tmp_path_factory):
-    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] (make install)")
+    require_module("llama_cpp.server", "dev-llm")
     port = free_port()
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
     process = subprocess.Popen(
@@ -90,7 +91,7 @@ def test_ask_through_the_server_with_auto_picking_its_model(server, index, tmp_p
 
 
 def test_python_api_gets_usage_and_sampling_settings(server, monkeypatch):
-    pytest.importorskip("langchain_openai")
+    require_module("langchain_openai", "openai")
     monkeypatch.setenv("OPENAI_BASE_URL", server)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     model = resolve_llm("openai:smollm2?repeat_penalty=1.0&top_k=1&seed=7")
@@ -113,7 +114,7 @@ def test_python_api_gets_usage_and_sampling_settings(server, monkeypatch):
     ],
 )
 def test_server_failures_are_one_line(server, index, tmp_path, case, fragments):
-    pytest.importorskip("langchain_openai")
+    require_module("langchain_openai", "openai")
     env = {
         "unreachable": env_for(f"http://127.0.0.1:{free_port()}/v1"),
         "bad key": env_for(server, key="sk-wrong"),

@@ -9,16 +9,13 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require
 
 
 def test_sdist_and_wheel_carry_the_licence_and_the_package_data(tmp_path):
     uv = Path(sys.executable).parent / "uv"
     uv = str(uv) if uv.exists() else shutil.which("uv")
-    if uv is None:
-        pytest.skip("uv is not installed (the dev extra installs it)")
+    require(uv is not None, "uv is not installed (the dev extra installs it)", extra="dev")
     done = subprocess.run(
         [uv, "build", "--out-dir", str(tmp_path), str(ROOT)],
         capture_output=True,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, require
+from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
 from tests.tiny_models import make_dpr_reader
 
@@ -29,8 +29,8 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     exe = str(LANGGRAPH) if LANGGRAPH.exists() else shutil.which("langgraph")
-    require(exe is not None, "langgraph-cli[inmem] is not installed (make install)")
-    pytest.importorskip("langgraph_sdk")
+    require(exe is not None, "langgraph-cli[inmem] is not installed (make install)", extra="studio")
+    require_module("langgraph_sdk", "studio")
     work = tmp_path_factory.mktemp("studio")
     shutil.copy(ROOT / "langgraph.json", work / "langgraph.json")
     (work / "searchain").symlink_to(ROOT / "searchain")  # the graph path in langgraph.json
@@ -95,7 +95,7 @@ def test_studio_serves_the_graph_and_runs_it_with_streaming(server, demo_index):
     from langgraph_sdk import get_sync_client
 
     url, work = server
-    pytest.importorskip("torch", reason="the tiny DPR reader needs the 'models' extra")
+    require_module("torch", "models")  # the tiny DPR reader
     reader = make_dpr_reader(work / "dpr")
     script = work / "script.json"
     script.write_text(

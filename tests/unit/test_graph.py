@@ -6,7 +6,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from searchain.context import Context
+from searchain.eval.datasets import Record
+from searchain.eval.runner import EvalSpec, result_line
+from searchain.eval.usage import UsageCounter
 from searchain.graph.searchain import build_graph
+from searchain.methods import get_method
 from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 Q = "Where do greyhound buses that are in the birthplace of Spirit If...'s performer leave from?"
@@ -172,17 +176,37 @@ def test_unsolved_query_is_completed_from_the_passage(retriever):
     assert out["branches"][1].root == 1 and out["nodes"][2].parent == 1
 
 
-def test_unsolved_query_without_any_passage_asks_llm_to_answer_itself(passages):
-    first = (
-        "[Query 1]: Who wrote an unfindable book?\n[Unsolved Query]: Who wrote an unfindable book?"
+def test_unsolved_query_without_any_passage_is_answered_by_the_llm_not_by_ir(passages):
+    query = "Who wrote an unfindable book?"
+    first = f"[Query 1]: {query}\n[Unsolved Query]: {query}"
+    second = (
+        f"[Query 1]: {query}\n[Answer 1]: Jane Doe.\n"
+        "[Final Content]: Jane Doe wrote it [1]. So the final answer is Jane Doe."
     )
-    second = "[Final Content]: Nobody knows. So the final answer is unknown."
-    llm = ScriptedReplies(
-        replies=[first, second, "Nobody knows [1]. So the final answer is unknown."]
-    )
-    out, _ = run(llm, TableRetriever({}), TableReader({}), question="Who wrote it?")
+    trace = "Jane Doe wrote it [1]. So the final answer is Jane Doe."
+    llm = ScriptedReplies(replies=[first, second, trace])
+    retriever = TableRetriever({})
+    out, steps = run(llm, retriever, TableReader({}), question="Who wrote it?")
+    assert steps[:4] == ["generate_coq", "traverse_nodes", "complete", "generate_coq"]
     assert "found nothing" in llm.calls[1][-1].text
-    assert out["nodes"][0].source == "completed" and out["nodes"][0].passage is None
+    # IR had nothing to complete it with: the node is not "completed by IR" ...
+    unsolved, answered = out["nodes"]
+    assert unsolved.unsolved and unsolved.read and unsolved.passage is None
+    assert (unsolved.source, unsolved.step, unsolved.answer) == (None, None, "")
+    # ... the LLM's own answer to the feedback is kept, as the LLM's knowledge ...
+    assert (answered.query, answered.source, answered.answer, answered.step) == (
+        query,
+        "llm",
+        "Jane Doe.",
+        1,
+    )
+    assert "Jane Doe" in out["answer"]
+    assert retriever.queries == [query]  # ... and IR was not asked the same thing twice.
+    # Table 2 counts it as the LLM's knowledge, never as IR's.
+    record = Record("musique", "x", "Who wrote it?", ("Jane Doe",), "qa")
+    spec = EvalSpec("musique", "report", "searchain", "scripted", "table", "embedded")
+    line = result_line(spec, get_method("searchain"), record, out, UsageCounter(), 0.0)
+    assert line["knowledge_sources"] == {"llm": 1, "corrected": 0, "completed": 0}
     # A step with no passage cannot be cited: the marker is removed and reported.
     assert out["unresolved_citations"] == [1] and out["references"] == []
     assert "[1]" not in out["final_content"]

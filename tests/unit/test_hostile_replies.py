@@ -173,13 +173,17 @@ def test_ircot_survives_any_reply(replies, answer):
     head=st.sampled_from(
         ["Query", "[Query", "[Query 1", "**Query", "answer is", "if you know", ""]
     ),
+    cite=st.sampled_from(["", " [3]", " [2, 7]"]),
     filler=st.sampled_from([" ", "\n", " \n", "*", ":", "# ", "\t", " [", "1 "]),
-    tail=st.sampled_from(["", "x", ":", "]", "\n"]),
+    tail=st.sampled_from(["", "x", ":", "]", "\n", " [4]"]),
 )
-def test_parsers_finish_on_long_adversarial_input(head, filler, tail):
-    text = head + filler * 100_000 + tail
+def test_parsers_finish_on_long_adversarial_input(head, cite, filler, tail):
+    text = head + cite + filler * 100_000 + tail
     with hang_guard(60):
         parse_chain(text)
         extract_final_answer(text, ("yes", "no"))
-        content, _, unresolved = resolve_citations(text, [])
-    assert "[" not in re.sub(r"\[(?!\d+\])", "", content) or not unresolved
+        content, references, unresolved = resolve_citations(text, [])
+    # With no path every marker leads nowhere: each is removed from the text and reported.
+    cited = [int(n) for n in re.findall(r"\d+", cite + tail if "[" in tail else cite)]
+    assert unresolved == list(dict.fromkeys(cited)) and references == []
+    assert not re.search(r"\[\d+(?:,\s*\d+)*\]", content)

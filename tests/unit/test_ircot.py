@@ -206,7 +206,7 @@ def test_near_duplicate_paragraphs_are_collected_once():
 def test_demonstrations_fit_the_token_budget_and_long_paragraphs_are_capped():
     from searchain.prompts.ircot import build_prompt, estimate_tokens, load_demos
 
-    demos = load_demos("musique")
+    demos = load_demos("musique", leave_out="")
     long = Passage("p", "Long", "word " * 1000)
     small = build_prompt(style="cot", question="Q?", paragraphs=[long], demos=demos, budget=800)
     big = build_prompt(style="cot", question="Q?", paragraphs=[long], demos=demos, budget=6000)

@@ -27,16 +27,16 @@ def test_shipped_demonstrations_are_rebuilt_from_the_tuning_split(dataset, share
         shown = {(p["title"], p["text"]) for p in demo["paragraphs"]}
         assert gold <= shown and len(shown - gold) >= 1  # gold plus distractors
         assert demo["cot"] and all(s.endswith(".") for s in demo["cot"])
-    assert len(load_demos(dataset)) == len(built)
+    assert len(load_demos(dataset, leave_out="")) == len(built)
 
 
 def test_unknown_or_malformed_demonstrations_are_one_clear_error(tmp_path):
     with pytest.raises(ValueError, match="neither musique, hotpotqa, 2wikimultihopqa nor a file"):
-        load_demos("trivia")
+        load_demos("trivia", leave_out="")
     bad = tmp_path / "demos.json"
     bad.write_text('[{"question": "q"}]', encoding="utf-8")
     with pytest.raises(ValueError, match="must be a JSON list of objects with question"):
-        load_demos(str(bad))
+        load_demos(str(bad), leave_out="")
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,18 @@ import time
 
 import pytest
 
-pytest.importorskip("torch", reason="reader models need the 'models' extra (torch, transformers)")
-
 from searchain.tools.base import Passage
-from searchain.tools.readers import DPRReaderModel, ExtractiveReader, LLMReader
+from searchain.tools.readers import DPRReaderModel, ExtractiveReader
 from searchain.tools.resolve import resolve_reader
-from tests.conftest import ScriptedReplies
+from tests.conftest import require_module
 from tests.tiny_models import make_dpr_reader, make_extractive_reader
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _reader_models():
+    """Every test here runs a reader model: the 'models' extra (torch, transformers)."""
+    require_module("torch", "models")
+
 
 PASSAGES = [
     Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto, Ontario."),
@@ -101,45 +106,6 @@ def test_unknown_reader_spec():
         resolve_reader("bert")
 
 
-def test_llm_reader_takes_spans_from_the_passage():
-    llm = ScriptedReplies(
-        replies=["Answer: Toronto\nConfidence: 0.9", "Answer: Paris\nConfidence: 0.95"]
-    )
-    reader = resolve_reader("llm", llm)
-    assert isinstance(reader, LLMReader)
-    answers = reader.read("Where was Kevin Drew born?", PASSAGES)
-    assert (answers[0].answer, answers[0].confidence) == ("Toronto", 0.9)
-    assert (answers[1].answer, answers[1].confidence) == ("Paris", 0.0)  # not in the passage
-    prompt = llm.calls[0][0].text
-    assert (
-        "<reference>\nKevin Drew: Kevin Drew was born in Toronto, Ontario.\n</reference>" in prompt
-    )
-
-
-def test_llm_reader_sees_at_most_the_first_part_of_a_huge_passage():
-    llm = ScriptedReplies(replies=["Answer: Toronto\nConfidence: 0.9"])
-    huge = Passage("x", "Kevin Drew", "Kevin Drew was born in Toronto. " + "filler " * 50_000)
-    [answer] = resolve_reader("llm", llm).read("Where was Kevin Drew born?", [huge])
-    assert (answer.answer, answer.confidence) == ("Toronto", 0.9)
-    prompt = llm.calls[0][0].text
-    assert "born in Toronto" in prompt and len(prompt) < 5_000
-
-
-@pytest.mark.parametrize(
-    ("reply", "expected"),
-    [
-        ("Answer: none\nConfidence: 0.9", ("", 0.0)),
-        ("answer: toronto.\nconfidence: 7", ("toronto", 1.0)),
-        ('Answer: "Kevin Drew"', ("Kevin Drew", 0.5)),
-        ("Toronto", ("Toronto", 0.5)),
-        ("", ("", 0.0)),
-    ],
-)
-def test_llm_reader_reply_parsing(reply, expected):
-    answer = LLMReader.parse(reply, "Kevin Drew was born in Toronto, Ontario.")
-    assert (answer.answer, answer.confidence) == expected
-
-
 @pytest.mark.parametrize("kind", ["dpr", "extractive"])
 def test_int8_onnx_readers_match_fp32_spans(kind, dpr_dir, extractive_dir, tmp_path, monkeypatch):
     """The int8 path is an ONNX Runtime session with int8 weights, cached, reading fp32's spans.
@@ -147,7 +113,7 @@ def test_int8_onnx_readers_match_fp32_spans(kind, dpr_dir, extractive_dir, tmp_p
     Random tiny models have near-tied span logits, so a few spans may flip; real weights have
     clear margins (the closing note of issue 13 gives the figures on a DPR-sized model).
     """
-    pytest.importorskip("onnxruntime", reason="the int8 readers need the 'onnx' extra")
+    require_module("onnxruntime", "onnx")  # the int8 readers
     import onnx
 
     from searchain.tools import cache

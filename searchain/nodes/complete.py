@@ -24,20 +24,14 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     node = state.current
     assert node is not None  # route_traverse only sends a node here
-    if not context_of(runtime, state.settings).complete:
-        feedback = render(
-            feedback_template("answer_yourself"), query=node.query, question=state.question
-        )
-        emit(runtime, "completion_skipped", node=node.id)
-        return {"messages": [HumanMessage(feedback)]}
-    if node.passage is None:
-        # IR found nothing, so it has no knowledge to complete the node with: the node stays
+    enabled = context_of(runtime, state.settings).complete
+    if not enabled or node.passage is None:
+        # No completion (the ablation), or IR found nothing to complete the node with: it stays
         # off the path and the LLM answers it itself in the re-planned chain (a new node that
-        # Verify accepts as the LLM's), as with completion switched off.
-        feedback = render(
-            feedback_template("complete_no_reference"), query=node.query, question=state.question
-        )
-        emit(runtime, "completion_found_nothing", node=node.id)
+        # Verify accepts as the LLM's).
+        template = "complete_no_reference" if enabled else "answer_yourself"
+        feedback = render(feedback_template(template), query=node.query, question=state.question)
+        emit(runtime, "completion_found_nothing" if enabled else "completion_skipped", node=node.id)
         return {"messages": [HumanMessage(feedback)]}
     feedback = render(
         feedback_template("complete"),

@@ -166,7 +166,7 @@ def test_parity_with_the_embedded_backend(pooled):
         "gold hit rate (MuSiQue hops, HotpotQA questions): embedded {:.3f} {:.3f}, "
         "Elasticsearch {:.3f} {:.3f}".format(*hit_rates(emb), *hit_rates(ela))
     )
-    assert agree / len(queries) >= 0.9  # measured 0.967
+    assert agree / len(queries) >= 0.9  # measured 0.977 (293/300), as in the README
 
 
 def test_cli_indexes_into_elasticsearch(es_url, tmp_path):
@@ -385,6 +385,7 @@ def test_langchain_elasticsearch_retrievers_keep_real_ids_and_titles(es_url, poo
 
 def test_batch_search_is_one_msearch_with_the_same_results(pooled, monkeypatch):
     _, _, es = pooled
+    es.search_fields()  # the mapping is read once per retriever: read it before counting
     sent: list[tuple[str, str]] = []
     real = es.client.perform_request
 
@@ -393,7 +394,7 @@ def test_batch_search_is_one_msearch_with_the_same_results(pooled, monkeypatch):
         return real(method, path, **kwargs)
 
     monkeypatch.setattr(es.client, "perform_request", counted)
-    queries = ["Kevin Drew Broken Social Scene", "Lorenzo Monaco", "qqqq-no-such-word"]
+    queries = ["Kevin Drew Broken Social Scene", "Lorenzo Monaco", "qqqqzzzzxx"]
     batch = es.search_batch(queries, k=2)
     assert sent == [("POST", "/_msearch")]  # three queries, one round trip
     sent.clear()

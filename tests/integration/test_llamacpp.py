@@ -8,7 +8,6 @@ stop sequences honoured without streaming, the token bound, and token usage.
 from __future__ import annotations
 
 import importlib.util
-import math
 import subprocess
 import sys
 
@@ -17,10 +16,10 @@ from langchain_core.messages import HumanMessage
 
 from searchain.eval.usage import UsageCounter
 from searchain.nodes.generate_coq import STOP
-from searchain.prompts import render, task_prompt
+from searchain.prompts import feedback_template, render, task_prompt
 from searchain.tools.base import Passage
 from searchain.tools.llm import resolve_llm, smollm2_path
-from searchain.tools.readers import LLMReader, span_probability
+from searchain.tools.readers import LLMReader, shown, span_probability, token_logprobs
 
 pytestmark = pytest.mark.integration
 
@@ -78,24 +77,29 @@ def test_usage_reaches_the_eval_counter(llm):
 def test_the_reader_copy_returns_calibrated_span_probabilities(llm):
     reader = LLMReader(llm)
     assert reader.calibrated and reader.llm.logits_all and reader.llm is not llm
-    passage = Passage("d1", "Paris", "Paris is the capital and largest city of France.")
+    # A question the 135M model answers by copying a sentence of the passage.
+    question = "Who painted the Mona Lisa?"
+    passage = Passage("m", "Mona Lisa", "The Mona Lisa was painted by Leonardo da Vinci.")
+    [reading] = reader.read(question, [passage])
+    assert reading.answer == "The Mona Lisa was painted by Leonardo da Vinci"
+    assert reading.calibrated  # the probability was measured ...
+    # ... and it is the probability of the span's tokens in the reader's own reply (greedy:
+    # the same reply again; llama.cpp's prompt cache may move the last digits).
+    prompt = render(feedback_template("reader"), query=question, reference=shown(passage))
     reply = reader.llm.invoke(
-        [HumanMessage("What is the capital of France? Reply: Answer: <span>")],
-        max_tokens=16,
-        logprobs=True,
-        top_logprobs=1,
+        [HumanMessage(prompt)], stop=["\n\n"], max_tokens=48, logprobs=True, top_logprobs=1
     )
-    content = reply.response_metadata["logprobs"]["content"]
-    tokens = [(t["token"], float(t["logprob"])) for t in content]
-    assert "".join(t for t, _ in tokens).strip() == reply.content.strip()
+    tokens = token_logprobs(reply)
+    assert tokens and "".join(t for t, _ in tokens).strip() == reply.content.strip()
     assert all(lp <= 0 for _, lp in tokens)
-    # Reading through the graph's reader: a confidence in [0, 1] that is not the self-rating.
-    [reading] = reader.read("What is the capital of France?", [passage])
-    assert 0.0 <= reading.confidence <= 1.0
-    if reading.answer and "paris" in reading.answer.lower():
-        probability = span_probability(tokens, "Paris")
-        assert probability is None or 0.0 < probability <= 1.0
-        assert not math.isclose(reading.confidence, 0.5)
+    expected = span_probability(tokens, reading.answer)
+    assert expected is not None and 0.0 < expected < 1.0
+    assert reading.confidence == pytest.approx(expected, rel=0.25)
+    # A reply that is no span of the passage scores 0, still on the probability scale.
+    france = Passage("d1", "Paris", "Paris is the capital and largest city of France.")
+    [made_up] = reader.read("What is the capital of France?", [france])
+    assert made_up.answer and made_up.answer.lower() not in france.text.lower()
+    assert (made_up.confidence, made_up.calibrated) == (0.0, True)
 
 
 def test_any_gguf_file_by_path_and_bad_paths_in_one_line(tmp_path, local_llm_available):

@@ -342,6 +342,23 @@ def test_report_lays_runs_out_as_the_papers_tables(tmp_path):
     assert "| ircot | 0.500 | 1.000 | 1.000 | 0.500 | 0.750 | 0.750 |" in ircot
 
 
+def test_a_table_cell_of_several_runs_labels_each_and_marks_the_simulated(tmp_path):
+    files = []
+    for reader, right in (("dpr", 1), ("extractive", 2), ("simulated", 4)):
+        path = tmp_path / f"searchain-{reader}.jsonl"
+        rows = [line("searchain", f"q{i}", i < right, simulated=False) for i in range(4)]
+        for row in rows:
+            row["config"]["reader"] = reader
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files.append(path)
+    md = write_report(files, tmp_path / "out")[0].read_text()
+    table = md.split("## Table 1 (SearChain)")[1].split("\n\n")[1].splitlines()
+    assert table[-1] == (
+        "| searchain | 0.250 (reader=dpr) / 0.500 (reader=extractive) / "
+        "1.000 (reader=simulated, simulated) |"
+    )
+
+
 @pytest.mark.parametrize(
     ("method", "message"),
     [

@@ -7,15 +7,18 @@ question being evaluated (IRCoT's demonstrations come from each data set's tunin
 
 from __future__ import annotations
 
+from importlib import resources
+
 import pytest
 from langchain_core.messages import BaseMessage
 from pydantic import Field
 
-from searchain.eval.datasets import Record
+from searchain.eval.datasets import DATASETS, Record, load_records
 from searchain.eval.runner import EvalSpec, result_line
 from searchain.eval.usage import UsageCounter
 from searchain.methods import METHODS
-from searchain.prompts.ircot import load_demos
+from searchain.prompts.ircot import SHIPPED, load_demos
+from searchain.text import normalize_answer
 from searchain.tools.base import Passage
 from searchain.tools.scripted import ScriptedChatModel
 from tests.conftest import TableReader
@@ -98,3 +101,28 @@ def test_demonstrations_leave_out_only_the_question_asked():
     kept = load_demos("musique", leave_out=f"  {demos[3].question.upper()} ")  # normalised
     assert [d.question for d in kept] == [d.question for d in demos if d is not demos[3]]
     assert load_demos("musique", leave_out="Some other question?") == demos
+
+
+def test_no_question_of_the_shared_data_is_a_built_in_demonstration(shared_data):
+    """The fixed few-shot prompts (Chain-of-Query, Self-Ask, ReAct, Plan-and-Solve, the reader)
+    show none of the evaluated questions, on either split; IRCoT's demonstrations are tuning
+    questions only, left out when asked (above)."""
+    prompts = resources.files("searchain").joinpath("prompts")
+    shown = {
+        f.name: normalize_answer(f.read_text(encoding="utf-8"))
+        for f in prompts.iterdir()
+        if f.name.endswith(".toml")
+    }
+    assert {"chain_of_query.toml", "baselines.toml", "reader.toml"} <= set(shown)
+    for dataset in DATASETS:
+        for split in ("tune", "report"):
+            for record in load_records(shared_data, dataset, split):
+                asked = normalize_answer(record.question)
+                found = [name for name, text in shown.items() if asked in text]
+                assert not found, (dataset, split, record.question, found)
+        reported = {
+            normalize_answer(r.question) for r in load_records(shared_data, dataset, "report")
+        }
+        if dataset in SHIPPED:
+            demos = load_demos(dataset, leave_out="")
+            assert demos and not {normalize_answer(d.question) for d in demos} & reported

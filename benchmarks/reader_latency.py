@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus
-from searchain.tools.readers import DPRReaderModel
+from searchain.tools.readers.models import DPRReaderModel
 from tests.tiny_models import make_dpr_reader
 
 

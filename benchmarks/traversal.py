@@ -16,8 +16,9 @@ import time
 from searchain import demo_corpus
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from searchain.tools.base import ReaderAnswer
-from searchain.tools.bm25 import BM25Index, read_corpus
+from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.corpus import read_corpus
+from searchain.types import ReaderAnswer
 from tests.conftest import ScriptedReplies
 
 QUERIES = [

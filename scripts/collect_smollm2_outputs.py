@@ -13,7 +13,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 
 from searchain.prompts import feedback_template, render, task_prompt
-from searchain.tools.llm import resolve_llm
+from searchain.tools.llms.resolve import resolve_llm
 
 
 def first_lines(path: Path, n: int) -> list[dict]:

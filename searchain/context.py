@@ -18,7 +18,8 @@ from pydantic import ConfigDict, InstanceOf
 from pydantic.json_schema import SkipJsonSchema
 
 from searchain.prompts import TaskPrompt, task_names, task_prompt
-from searchain.tools.base import Reader, Retriever
+from searchain.tools.retrieval.resolve import resolve_retriever
+from searchain.types import Reader, Retriever
 
 ENV_PREFIX = "SEARCHAIN_"
 
@@ -218,3 +219,17 @@ def thread_settings(ctx: Context) -> dict[str, Any]:
         else {"object": type(value).__name__}
         for name, value in _set_fields(ctx).items()
     }
+
+
+def context_retriever(ctx: Context) -> Retriever:
+    """The retriever a run's context names, with its index and Elasticsearch settings."""
+    from searchain.tools.retrieval.elastic import ElasticSettings
+
+    es = ElasticSettings(
+        url=ctx.es_url,
+        index=ctx.es_index,
+        title_field=ctx.es_title_field,
+        text_field=ctx.es_text_field,
+        id_field=ctx.es_id_field,
+    )
+    return resolve_retriever(ctx.retriever, ctx.index, es=es)

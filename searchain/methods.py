@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from searchain.cache import load_once
 from searchain.context import Context
-from searchain.tools.cache import load_once
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""The graph's state: what SearChain knows at each step of answering one question.
+"""The graphs' states: SearChain's (``State``) and IRCoT's and the baselines' (``ReasoningState``).
+
+SearChain's state is what it knows at each step of answering one question.
 
 The Tree-of-Reasoning is kept as flat lists (``nodes``, ``branches``) with ids, which checkpoint,
 stream and render as JSON easily; the correct reasoning path and the processed queries are derived
@@ -16,7 +18,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
 
-from searchain.tools.base import Passage
+from searchain.types import Passage
 
 KnowledgeSource = Literal["llm", "corrected", "completed"]
 """Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it."""
@@ -202,6 +204,35 @@ class State(OutputState, ThreadSettings):
         if not self.branches or self.cursor >= len(self.branches[-1].nodes):
             return None
         return self.nodes[self.branches[-1].nodes[self.cursor]]
+
+
+@dataclass(kw_only=True)
+class ReasoningOutput(InputState):
+    """What an IRCoT or Table-1 baseline run returns."""
+
+    answer: str = ""
+    """The answer of the answer step."""
+    generation: str = ""
+    """Everything the LLM wrote towards the answer (reasoning, then the answer step's reply):
+    the "generated output" the papers' cover-EM looks in."""
+    cot: list[str] = field(default_factory=list)
+    """The chain of thought, one sentence per reasoning step."""
+    paragraphs: list[Passage] = field(default_factory=list)
+    """Every paragraph retrieved, in order of first retrieval, at most ``ircot_max_paragraphs``."""
+    steps: int = 0
+    """Reasoning steps taken (bounded by ``ircot_max_steps``)."""
+    queries: list[str] = field(default_factory=list)
+    """The retrieval queries: the question, then each new reasoning sentence."""
+
+
+@dataclass(kw_only=True)
+class ReasoningState(ReasoningOutput, ThreadSettings):
+    """The working state of IRCoT and the Table-1 baselines: question, paragraphs, reasoning."""
+
+    done: bool = False
+    """A baseline's loop has its final answer (Self-Ask, ReAct)."""
+    votes: int = 0
+    """CoT-SC: how many samples gave the majority answer (Verify-and-Edit edits below half)."""
 
 
 def checkpoint_serializer() -> Any:

@@ -218,3 +218,33 @@ def strip_tags(text: str) -> str:
     return (
         " ".join(_DELIMITER.sub(" ", text).split(" ")).strip() if _DELIMITER.search(text) else text
     )
+
+
+# The answer starts at the first character the separator class cannot take: linear matching.
+EDGE_NOISE = " \t\r\n*_\"'`“”:："
+"""What a model wraps around a marker's text: spaces, markdown emphasis, quotes, colons."""
+_FINAL_ANSWER = re.compile(
+    r"(?:final answer|the answer|answer)\s*(?:is|:)[\s:\"'“]*(?P<answer>[^\s:\"'“][^\n]*)", re.I
+)
+
+
+def extract_final_answer(content: str, labels: tuple[str, ...] = ()) -> str:
+    """The answer stated in a final content: the text after the last "(final) answer is".
+
+    With ``labels`` (``yes``/``no``, ``SUPPORTS``/``REFUTES``) the result is the label that
+    appears there (or, failing that, the last label anywhere in the content), spelt as the label.
+    """
+    stated = ""
+    scope = content
+    while matches := list(_FINAL_ANSWER.finditer(scope)):  # "the answer is: the answer is X"
+        stated = scope = matches[-1].group("answer")
+    stated = re.split(r"(?<=[^A-Z.]\w)\.(?:\s|$)|\[\d+\]", stated)[0].strip(EDGE_NOISE + ".")
+    if not labels:
+        return stated
+    for scope in (stated, content):
+        words = normalize_answer(scope).split()
+        for word in reversed(words):
+            for label in labels:
+                if word == label.lower():
+                    return label
+    return stated

@@ -21,7 +21,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from searchain.text import normalize_answer
-from searchain.tools.base import Passage, ReaderAnswer
+from searchain.types import Passage, ReaderAnswer
 
 
 class ScriptedReplies(BaseChatModel):

@@ -62,7 +62,7 @@ def friendly_errors(command: F) -> F:
             err.print("[red]interrupted[/red]")
             raise typer.Exit(130) from None
         except Exception as exc:  # an LLM provider's client error: one line, not its traceback
-            from searchain.tools.providers import explain
+            from searchain.tools.llms.server import explain
 
             line = explain(exc)
             if line is None:

@@ -46,7 +46,8 @@ def index(
     """Build a BM25 index from a JSON-lines corpus (title and text are both searched)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from searchain.tools.bm25 import BM25Index, read_corpus
+    from searchain.tools.retrieval.bm25 import BM25Index
+    from searchain.tools.retrieval.corpus import read_corpus
 
     if verify is not None:
         if corpus is not None or demo:
@@ -83,7 +84,7 @@ def index(
             )
             count, where = len(built), str(index)
         else:
-            from searchain.tools.elastic import ElasticRetriever, ElasticSettings
+            from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
 
             retriever = ElasticRetriever(ElasticSettings(url=es_url, index=es_index))
             count = retriever.build(

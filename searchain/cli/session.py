@@ -56,9 +56,10 @@ def open_threads(db: str) -> tuple[Any, Any]:
 
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
-    from searchain.tools.dedup import embedder
-    from searchain.tools.llm import resolve_llm
-    from searchain.tools.resolve import context_retriever, resolve_reader
+    from searchain.context import context_retriever
+    from searchain.nodes.searchain.dedup import embedder
+    from searchain.tools.llms.resolve import resolve_llm
+    from searchain.tools.readers.resolve import resolve_reader
 
     llm = resolve_llm(context.llm)
     if hasattr(llm, "load"):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from searchain.tools.base import Passage
+from searchain.types import Passage
 
 Split = Literal["tune", "report", "all"]
 SPLIT_SIZE = 100

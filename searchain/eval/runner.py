@@ -31,8 +31,12 @@ from searchain.eval.metrics import (
 from searchain.eval.usage import UsageCounter
 from searchain.methods import Method, get_method
 from searchain.text import normalize_answer
-from searchain.tools.base import Passage
+from searchain.types import Passage
 
+Run = tuple[tuple[str, Any], ...]
+"""A run's configuration as a hashable key (``searchain report`` groups results by it)."""
+SOURCES = ("llm", "corrected", "completed")
+"""Where an accepted SearChain node's answer came from (paper Table 2), in the tables' order."""
 SIMULATED = "simulated"
 """The LLM and reader spec of the simulated models (MuSiQue only; see ``eval.simulated``)."""
 
@@ -209,7 +213,7 @@ def result_line(
         rounds = output.get("rounds", 0)
         sources = Counter(n.source for n in path)
         extra = {
-            "knowledge_sources": {s: sources[s] for s in ("llm", "corrected", "completed")},
+            "knowledge_sources": {s: sources[s] for s in SOURCES},
             "stop_reason": output.get("stop_reason", ""),
             "hops": hop_outcomes(record, path),
         }

@@ -53,7 +53,7 @@ def eval_records(root: Path, spec: EvalSpec, limit: int | None = None) -> list[R
 
 def pooled_index(root: Path, path: Path) -> Any:
     """The embedded BM25 index of the pooled corpus at ``path``, built there on first use."""
-    from searchain.tools.bm25 import BM25Index
+    from searchain.tools.retrieval.bm25 import BM25Index
 
     if not path.exists():
         BM25Index.build(pooled_corpus(root), path)
@@ -62,7 +62,7 @@ def pooled_index(root: Path, path: Path) -> Any:
 
 def elastic_index(root: Path, url: str, index: str) -> Any:
     """The Elasticsearch index of the pooled corpus, built on first use."""
-    from searchain.tools.elastic import ElasticRetriever, ElasticSettings
+    from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
 
     retriever = ElasticRetriever(ElasticSettings(url=url, index=index))
     if not retriever.exists():
@@ -83,8 +83,8 @@ def eval_context(
     The embedded index at ``index`` (the CLI's ``--index``) is built from the pooled corpus
     if absent.
     """
-    from searchain.tools.llm import resolve_llm
-    from searchain.tools.resolve import resolve_reader
+    from searchain.tools.llms.resolve import resolve_llm
+    from searchain.tools.readers.resolve import resolve_reader
 
     check(spec)
     llm: Any = spec.llm

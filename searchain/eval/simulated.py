@@ -33,7 +33,7 @@ from pydantic import PrivateAttr
 
 from searchain.eval.datasets import Record
 from searchain.text import normalize_answer
-from searchain.tools.base import Passage, ReaderAnswer
+from searchain.types import Passage, ReaderAnswer
 
 _QUESTION = re.compile(r'.*\[Question\]: "(?P<q>[^\n]*)"\s*$', re.S)  # the last [Question]
 _TRACE_QUESTION = re.compile(r'final content for \[Question\]: "(?P<q>[^\n]*)" using')

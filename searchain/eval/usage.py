@@ -16,7 +16,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
-from searchain.tools.readers import READER_TAG
+from searchain.tools.readers.llm import READER_TAG
 
 
 @dataclass

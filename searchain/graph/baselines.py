@@ -16,14 +16,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from searchain.context import Context
-from searchain.graph.common import finish
-from searchain.ircot_state import IRCoTOutput, IRCoTState
-from searchain.nodes.cot_sc import cot_sc_sample
-from searchain.nodes.plan_and_solve import plan_and_solve
-from searchain.nodes.react import react_step, route_react
-from searchain.nodes.self_ask import route_self_ask, self_ask_step
-from searchain.nodes.verify_and_edit import route_consistency, verify_and_edit
-from searchain.state import InputState
+from searchain.graph.finish import finish
+from searchain.nodes.baselines.cot_sc import cot_sc_sample
+from searchain.nodes.baselines.plan_and_solve import plan_and_solve
+from searchain.nodes.baselines.react import react_step, route_react
+from searchain.nodes.baselines.self_ask import route_self_ask, self_ask_step
+from searchain.nodes.baselines.verify_and_edit import route_consistency, verify_and_edit
+from searchain.state import InputState, ReasoningOutput, ReasoningState
 
 STEP_BOUND = 50 + 3
 """Loops are bounded by ``ircot_max_steps`` (≤ 50) plus the forced final step."""
@@ -31,7 +30,10 @@ STEP_BOUND = 50 + 3
 
 def _builder() -> StateGraph:
     return StateGraph(
-        IRCoTState, context_schema=Context, input_schema=InputState, output_schema=IRCoTOutput
+        ReasoningState,
+        context_schema=Context,
+        input_schema=InputState,
+        output_schema=ReasoningOutput,
     )
 
 

@@ -12,12 +12,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from searchain.context import Context
-from searchain.graph.common import finish
-from searchain.ircot_state import IRCoTOutput, IRCoTState
-from searchain.nodes.ircot_answer import ircot_answer
-from searchain.nodes.ircot_reason import ircot_reason, route_reason
-from searchain.nodes.ircot_retrieve import ircot_retrieve, route_retrieve, route_start
-from searchain.state import InputState
+from searchain.graph.finish import finish
+from searchain.nodes.ircot.answer import ircot_answer
+from searchain.nodes.ircot.reason import ircot_reason, route_reason
+from searchain.nodes.ircot.retrieve import ircot_retrieve, route_retrieve, route_start
+from searchain.state import InputState, ReasoningOutput, ReasoningState
 
 # Reasoning steps are bounded by ircot_max_steps (≤ 50): two graph steps each, plus the answer.
 STEP_BOUND = 2 * 50 + 3
@@ -26,7 +25,10 @@ STEP_BOUND = 2 * 50 + 3
 def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     """Compile the IRCoT graph, optionally with a checkpointer."""
     builder = StateGraph(
-        IRCoTState, context_schema=Context, input_schema=InputState, output_schema=IRCoTOutput
+        ReasoningState,
+        context_schema=Context,
+        input_schema=InputState,
+        output_schema=ReasoningOutput,
     )
     builder.add_node("ircot_retrieve", ircot_retrieve)
     builder.add_node("ircot_reason", ircot_reason)

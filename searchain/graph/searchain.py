@@ -15,12 +15,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
 from searchain.context import MAX_CHAIN_NODES, MAX_ROUNDS, Context, context_of
-from searchain.graph.common import finish
-from searchain.nodes.complete import complete
-from searchain.nodes.generate_coq import generate_coq
-from searchain.nodes.trace import trace
-from searchain.nodes.traverse import route_traverse, traverse_nodes
-from searchain.nodes.verify import route_verify, verify
+from searchain.graph.finish import finish
+from searchain.nodes.searchain.complete import complete
+from searchain.nodes.searchain.generate_coq import generate_coq
+from searchain.nodes.searchain.trace import trace
+from searchain.nodes.searchain.traverse import route_traverse, traverse_nodes
+from searchain.nodes.searchain.verify import route_verify, verify
 from searchain.state import InputState, OutputState, State
 
 # Every loop is bounded by counters in state (rounds ≤ r_max, the cursor moves forward through a

@@ -1,1 +1,1 @@
-"""Graph nodes, one per file; each is a small function ``(state, runtime) -> updates``."""
+"""Graph nodes by method family, one per file: ``(state, runtime) -> updates``."""

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from searchain.cache import load_once
 from searchain.prompts import as_data, feedback_template, render
 from searchain.text import normalize_answer
-from searchain.tools.base import Passage
-from searchain.tools.cache import load_once
+from searchain.types import Passage
 
 WORD_CAP = 350
 """Words of a paragraph shown in a prompt (the reference's cap)."""

@@ -1,1 +1,1 @@
-"""The outside world behind small interfaces: retrieval, readers, LLMs, duplicate detection."""
+"""The outside world behind small interfaces: retrieval backends, reader models, chat models."""

@@ -16,9 +16,9 @@ import pytest
 from searchain.context import Context
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
 from searchain.graph.searchain import build_graph
-from searchain.tools.base import Passage
-from searchain.tools.bm25 import BM25Index
-from searchain.tools.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings
+from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings
+from searchain.types import Passage
 from tests.conftest import ScriptedReplies, TableReader, require_module
 
 
@@ -342,7 +342,7 @@ def test_the_cli_on_a_foreign_index_reads_and_never_writes(es_url, foreign_index
 def test_langchain_elasticsearch_retrievers_keep_real_ids_and_titles(es_url, pooled):
     """langchain-elasticsearch's retriever and store over the same real index, as backends."""
     lces = require_module("langchain_elasticsearch", "elasticsearch")
-    from searchain.tools.resolve import resolve_retriever
+    from searchain.tools.retrieval.resolve import resolve_retriever
 
     _, corpus, es = pooled
     by_id = {p.id: p for p in corpus}

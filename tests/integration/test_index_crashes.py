@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from searchain.tools.bm25 import BM25Index, IndexLoadError, read_corpus
+from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
+from searchain.tools.retrieval.corpus import read_corpus
 from tests.unit.test_bm25 import CORPUS, write_corpus
 
 # Runs a build that SIGKILLs itself at its N-th file-system change (any directory made, file
@@ -35,7 +36,8 @@ for name in ("rename", "replace", "symlink", "unlink", "rmdir", "mkdir"):
     setattr(os, name, step(getattr(os, name)))
 builtins.open = io.open = step(builtins.open, writes_only=True)
 
-from searchain.tools.bm25 import BM25Index, read_corpus
+from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.corpus import read_corpus
 BM25Index.build(read_corpus(corpus), index, overwrite=True)
 """
 

@@ -15,11 +15,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from searchain.eval.usage import UsageCounter
-from searchain.nodes.generate_coq import STOP
+from searchain.nodes.searchain.generate_coq import STOP
 from searchain.prompts import feedback_template, render, task_prompt
-from searchain.tools.base import Passage
-from searchain.tools.llm import resolve_llm, smollm2_path
-from searchain.tools.readers import LLMReader, shown, span_probability, token_logprobs
+from searchain.tools.llms.resolve import resolve_llm, smollm2_path
+from searchain.tools.readers.llm import LLMReader, shown, span_probability, token_logprobs
+from searchain.types import Passage
 
 pytestmark = pytest.mark.integration
 
@@ -139,7 +139,7 @@ def test_the_offline_demo_path_imports_no_pytorch(tmp_path, local_llm_available)
 
 
 def test_without_llama_cpp_the_local_model_names_its_extra(monkeypatch, local_llm_available):
-    import searchain.tools.llm as llm_module
+    import searchain.tools.llms.resolve as llm_module
 
     real = importlib.util.find_spec
 

@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from searchain.tools.llm import resolve_llm, smollm2_path
+from searchain.tools.llms.resolve import resolve_llm, smollm2_path
 from tests.conftest import require_module
 from tests.integration.test_cli import one_line_error, searchain
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus
-from searchain.tools.bm25 import BM25Index
+from searchain.tools.retrieval.bm25 import BM25Index
 
 
 @pytest.fixture(scope="module")

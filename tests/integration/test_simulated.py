@@ -11,7 +11,7 @@ from searchain.eval.metrics import cover_em
 from searchain.eval.simulated import SimulatedLLM, SimulatedReader
 from searchain.graph.searchain import build_graph
 from searchain.prompts import render, task_prompt
-from searchain.tools.bm25 import BM25Index
+from searchain.tools.retrieval.bm25 import BM25Index
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from searchain.methods import get_method
-from searchain.tools.base import Passage
+from searchain.types import Passage
 from tests.conftest import ScriptedReplies
 from tests.unit.test_injection import HOSTILE, assert_data_stays_inside
 

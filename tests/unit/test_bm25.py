@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from searchain.tools.bm25 import BM25Index, CorpusError, IndexLoadError, read_corpus
+from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
+from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 
 CORPUS = [
     {"id": "p1", "title": "Spirit If...", "text": "Spirit If... is the debut album of Kevin Drew."},
@@ -176,7 +177,7 @@ def test_a_damaged_index_is_refused_not_read(index, file, at):
 
 def test_verify_reads_every_byte_of_a_large_index(tmp_path, monkeypatch):
     """Past the small-file limit only sizes are checked at load; --verify checks the content."""
-    import searchain.tools.index_files as index_files
+    import searchain.tools.retrieval.index_files as index_files
 
     corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
     built = BM25Index.build(read_corpus(corpus), tmp_path / "index")
@@ -200,7 +201,7 @@ def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
     import bm25s
     import numpy as np
 
-    from searchain.tools.bm25 import ScoreMatrixBuilder, Tokenizer
+    from searchain.tools.retrieval.bm25 import ScoreMatrixBuilder, Tokenizer
 
     texts = [f"{r['title']} {r['text']}" for r in CORPUS] * 3 + ["", "kevin kevin kevin drew"]
     tokenize = Tokenizer()

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from searchain.citations import compose_content, resolve_citations
+from searchain.nodes.searchain.citations import compose_content, resolve_citations
 from searchain.state import TreeNode
-from searchain.tools.base import Passage
+from searchain.types import Passage
 
 
 def path():

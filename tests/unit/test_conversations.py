@@ -118,8 +118,8 @@ def test_a_run_without_context_keeps_the_settings_its_thread_started_with(tmp_pa
     the thread's own LLM, index, reader and switches, never the defaults."""
     import json
 
-    from searchain.tools.base import Passage
-    from searchain.tools.bm25 import BM25Index
+    from searchain.tools.retrieval.bm25 import BM25Index
+    from searchain.types import Passage
 
     BM25Index.build(
         [Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto.")], tmp_path / "i"

@@ -19,7 +19,7 @@ from searchain.eval.datasets import Record
 from searchain.eval.report import hop_figures, load_runs, write_report
 from searchain.eval.runner import EvalSpec, read_results, run_records, score
 from searchain.methods import METHODS, get_method
-from searchain.tools.base import Passage
+from searchain.types import Passage
 from tests.conftest import TableRetriever
 
 SPEC = EvalSpec("musique", "tune", "direct", "fake", "none", "embedded")

@@ -19,8 +19,8 @@ from searchain.eval.usage import UsageCounter
 from searchain.methods import METHODS
 from searchain.prompts.ircot import SHIPPED, load_demos
 from searchain.text import normalize_answer
-from searchain.tools.base import Passage
-from searchain.tools.scripted import ScriptedChatModel
+from searchain.tools.llms.scripted import ScriptedChatModel
+from searchain.types import Passage
 from tests.conftest import TableReader
 from tests.method_scripts import every_method_script
 

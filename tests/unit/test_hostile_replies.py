@@ -22,14 +22,15 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
-from searchain.citations import resolve_citations
 from searchain.context import Context
 from searchain.graph.ircot import STEP_BOUND as IRCOT_STEP_BOUND
 from searchain.graph.ircot import build_graph as build_ircot
 from searchain.graph.searchain import STEP_BOUND, build_graph
-from searchain.parsing import extract_final_answer, parse_chain
+from searchain.nodes.searchain.chain import parse_chain
+from searchain.nodes.searchain.citations import resolve_citations
 from searchain.state import checkpoint_serializer
-from searchain.tools.base import Passage, ReaderAnswer
+from searchain.text import extract_final_answer
+from searchain.types import Passage, ReaderAnswer
 
 HUGE = "9" * 5000
 MARKERS = [

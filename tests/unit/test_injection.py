@@ -16,8 +16,8 @@ from searchain.context import Context
 from searchain.graph.ircot import build_graph as build_ircot
 from searchain.graph.searchain import build_graph
 from searchain.prompts import as_data
-from searchain.tools.base import Passage
-from searchain.tools.readers import LLMReader
+from searchain.tools.readers.llm import LLMReader
+from searchain.types import Passage
 from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 TAGS = ("reference", "answer", "steps", "earlier", "reasoning")

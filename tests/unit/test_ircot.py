@@ -6,7 +6,7 @@ import pytest
 
 from searchain.context import Context
 from searchain.graph.ircot import build_graph
-from searchain.tools.base import Passage
+from searchain.types import Passage
 from tests.conftest import ScriptedReplies
 
 

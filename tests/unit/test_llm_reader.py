@@ -16,9 +16,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from searchain.tools.base import Passage
-from searchain.tools.readers import LLMReader, span_probability, token_logprobs
-from searchain.tools.resolve import resolve_reader
+from searchain.tools.readers.llm import LLMReader, span_probability, token_logprobs
+from searchain.tools.readers.resolve import resolve_reader
+from searchain.types import Passage
 from tests.conftest import ScriptedReplies
 
 PASSAGES = [

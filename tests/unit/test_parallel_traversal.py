@@ -25,7 +25,7 @@ from searchain.eval.runner import EvalSpec, result_line
 from searchain.eval.usage import UsageCounter
 from searchain.graph.searchain import build_graph
 from searchain.methods import get_method
-from searchain.tools.base import Passage, ReaderAnswer
+from searchain.types import Passage, ReaderAnswer
 from tests.conftest import TableRetriever
 
 QUERIES = [

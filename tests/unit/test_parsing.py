@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from searchain.parsing import ChainNode, extract_final_answer, parse_chain
+from searchain.nodes.searchain.chain import ChainNode, parse_chain
+from searchain.text import extract_final_answer
 
 N = ChainNode
 

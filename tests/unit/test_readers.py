@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from searchain.tools.base import Passage
-from searchain.tools.readers import DPRReaderModel, ExtractiveReader
-from searchain.tools.resolve import resolve_reader
+from searchain.tools.readers.models import DPRReaderModel, ExtractiveReader
+from searchain.tools.readers.resolve import resolve_reader
+from searchain.types import Passage
 from tests.conftest import require_module
 from tests.tiny_models import make_dpr_reader, make_extractive_reader
 
@@ -116,8 +116,8 @@ def test_int8_onnx_readers_match_fp32_spans(kind, dpr_dir, extractive_dir, tmp_p
     require_module("onnxruntime", "onnx")  # the int8 readers
     import onnx
 
-    from searchain.tools import cache
-    from searchain.tools.onnx_int8 import OnnxModel, cache_dir
+    from searchain import cache
+    from searchain.tools.readers.onnx_int8 import OnnxModel, cache_dir
 
     monkeypatch.setenv("SEARCHAIN_CACHE_DIR", str(tmp_path))
     path = dpr_dir if kind == "dpr" else extractive_dir
@@ -152,7 +152,7 @@ def test_int8_onnx_readers_match_fp32_spans(kind, dpr_dir, extractive_dir, tmp_p
 def test_int8_without_onnx_runtime_names_the_extra(dpr_dir, monkeypatch):
     import sys
 
-    from searchain.tools import cache
+    from searchain import cache
 
     cache.clear()
     monkeypatch.setitem(sys.modules, "onnxruntime", None)

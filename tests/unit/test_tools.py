@@ -11,10 +11,10 @@ from langchain_core.retrievers import BaseRetriever
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from searchain.tools import llm as llm_module
-from searchain.tools.dedup import find_duplicate
-from searchain.tools.llm import resolve_llm, smollm2_path
-from searchain.tools.resolve import resolve_retriever
+from searchain.nodes.searchain.dedup import find_duplicate
+from searchain.tools.llms import resolve as llm_module
+from searchain.tools.llms.resolve import resolve_llm, smollm2_path
+from searchain.tools.retrieval.resolve import resolve_retriever
 from tests.conftest import ScriptedReplies, TableReader, require, require_module
 
 
@@ -55,7 +55,7 @@ def test_langchain_retrievers_plug_in_as_the_backend():
 
 
 def test_documents_without_ids_get_stable_content_ids_never_query_derived_ones():
-    from searchain.tools.resolve import LangChainRetriever
+    from searchain.tools.retrieval.langchain import LangChainRetriever
 
     docs = [
         Document("Kevin Drew was born in Toronto.", metadata={"headline": "Kevin Drew"}),

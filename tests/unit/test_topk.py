@@ -7,8 +7,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.bm25 import BM25Index, read_corpus
-from searchain.tools.topk import TopK
+from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval.topk import TopK
 
 
 @st.composite

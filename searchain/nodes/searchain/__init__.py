@@ -1,0 +1,1 @@
+"""SearChain's nodes (GenerateCoQ, TraverseNodes, Verify, Complete, Trace) and their helpers."""

@@ -1,0 +1,132 @@
+"""GenerateCoQ: the LLM plans (or re-plans) a whole Chain-of-Query."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.runtime import Runtime
+
+from searchain.context import Context, context_of, thread_settings
+from searchain.events import emit
+from searchain.nodes.searchain.chain import parse_chain
+from searchain.nodes.searchain.dedup import find_duplicate
+from searchain.prompts import feedback_template, render
+from searchain.state import Branch, State, TreeNode, Turn
+from searchain.tools.llms.generate import generate
+from searchain.tools.llms.resolve import resolve_llm
+
+# A chain ends where a model starts inventing the next few-shot example; stopping there saves
+# most of a small model's generation time.
+STOP = ["\n[Question]", "\n[Claim]"]
+MAX_TOKENS = 400
+"""Bound on one chain's reply: a dozen query/answer pairs and the final content fit."""
+
+
+def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Ask the LLM for a chain and add it to the Tree-of-Reasoning as a new branch.
+
+    The first round sends the task's Chain-of-Query prompt (after the thread's earlier questions,
+    if any); later rounds continue the same conversation after the feedback Verify or Complete
+    appended. Once ``r_max`` chains have been generated the node stops reasoning instead of
+    calling the LLM again. On a thread whose last question is finished, this starts a new turn:
+    the finished one moves to ``history`` and the per-question state starts afresh.
+    """
+    ctx = context_of(runtime, state.settings)
+    reset: dict[str, Any] = {}
+    clear: list[Any] = []
+    if state.stop_reason:
+        finished = Turn(state.question_asked, state.answer, state.path)
+        reset = {
+            "history": [finished],
+            "answer": "",
+            "final_content": "",
+            "references": [],
+            "unresolved_citations": [],
+            "rounds": 0,
+        }
+        clear = [RemoveMessage(id=REMOVE_ALL_MESSAGES)]
+        state = State(question=state.question, task=state.task, history=[*state.history, finished])
+    if state.rounds >= ctx.r_max:
+        return {"stop_reason": "max_rounds"}
+    new_messages = [] if state.messages else [HumanMessage(_first_prompt(state, ctx))]
+    emit(runtime, "round_started", round=state.rounds + 1)
+    messages = [*state.messages, *new_messages]
+    reply = generate(resolve_llm(ctx.llm), messages, stop=STOP, max_tokens=MAX_TOKENS)
+    parsed = parse_chain(reply, max_nodes=ctx.max_chain_nodes)
+
+    branch_id = len(state.branches)
+    root = state.path[-1].id if state.path else None
+    known = [(node.id, node.query) for node in state.nodes if node.step is not None]
+    past = [step for turn in state.history for step in turn.steps]
+    earlier = [(-1 - i, step.query) for i, step in enumerate(past)]
+    threshold = ctx.dedup_threshold if ctx.semantic_dedup else None
+    nodes = list(state.nodes)
+    chain: list[int] = []
+    parent = root
+    for item in parsed.nodes:
+        node_id = find_duplicate(item.query, known, threshold=threshold)
+        if node_id is None:
+            node = TreeNode(
+                id=len(nodes),
+                branch=branch_id,
+                parent=parent,
+                query=item.query,
+                llm_answer=item.answer,
+                unsolved=item.unsolved,
+            )
+            match = find_duplicate(item.query, earlier, threshold=threshold)
+            if match is not None:  # answered in an earlier question: reuse, do not search
+                old = past[-1 - match]
+                node = replace(
+                    node,
+                    passage=old.passage,
+                    reader_answer=old.reader_answer,
+                    confidence=old.confidence,
+                    calibrated=old.calibrated,
+                    source=old.source,
+                    answer=old.answer,
+                    reused=True,
+                )
+            nodes.append(node)
+            node_id = node.id
+            known.append((node_id, item.query))
+        chain.append(node_id)
+        parent = node_id
+    new = len(nodes) - len(state.nodes)
+    emit(
+        runtime,
+        "chain_generated",
+        round=state.rounds + 1,
+        nodes=len(chain),
+        new=new,
+        dropped=parsed.dropped,  # nodes beyond max_chain_nodes
+    )
+    return {
+        **reset,
+        "messages": [*clear, *new_messages, AIMessage(reply)],
+        "question_asked": state.question,
+        "nodes": nodes,
+        "branches": [*state.branches, Branch(branch_id, root, chain, parsed.final_content)],
+        "rounds": state.rounds + 1,
+        "cursor": 0,
+        "settings": thread_settings(ctx),
+        "stop_reason": "" if chain else "no_chain",
+    }
+
+
+def _first_prompt(state: State, ctx: Context) -> str:
+    """The round-one prompt; rejects input that no prompt could make sense of."""
+    question = " ".join(state.question.split())
+    if not question:
+        raise ValueError("the question is empty: pass a non-blank question")
+    prompt = ctx.task_prompt(state.task).prompt(question)
+    if not state.history:
+        return prompt
+    turns = "\n".join(f"[Question]: {t.question}\n[Answer]: {t.answer}" for t in state.history)
+    facts = "\n".join(
+        f"- {step.query} {step.answer}" for turn in state.history for step in turn.steps
+    )
+    return render(feedback_template("history"), turns=turns, facts=facts or "(none)") + prompt

@@ -1,0 +1,36 @@
+"""What the nodes of IRCoT and of the Table-1 baselines share.
+
+Bounded retrieval of K new paragraphs, and the final answer a reply states.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from searchain.context import Context, context_retriever
+from searchain.text import extract_final_answer, near_duplicate
+from searchain.types import Passage
+
+ANSWER_MARK = re.compile(r"answer is", re.IGNORECASE)
+
+
+def retrieve(ctx: Context, query: str, k: int, have: Sequence[Passage] = ()) -> list[Passage]:
+    """The top ``k`` paragraphs for ``query`` that are not (near-)duplicates of ``have``."""
+    found: list[Passage] = []
+    for passage in context_retriever(ctx).search(query, k=k):
+        if not any(
+            p.id == passage.id or near_duplicate((p.title, p.text), (passage.title, passage.text))
+            for p in [*have, *found]
+        ):
+            found.append(passage)
+    return found
+
+
+def final_answer(reply: str, labels: Sequence[str] = ()) -> str:
+    """The answer a reply states ("answer is …"), else the reply's first line itself."""
+    stated = extract_final_answer(reply, tuple(labels))
+    if stated:
+        return stated
+    lines = reply.strip().splitlines()
+    return lines[0].strip(" .:") if lines else ""

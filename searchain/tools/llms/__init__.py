@@ -1,0 +1,1 @@
+"""Chat models by spec: llama.cpp (SmolLM2, GGUF), OpenAI-compatible servers, providers, scripts."""

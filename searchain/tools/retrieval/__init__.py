@@ -1,0 +1,1 @@
+"""Retrieval backends: the embedded BM25 index, Elasticsearch, any LangChain retriever."""

@@ -1,0 +1,362 @@
+"""The embedded BM25 backend: a bm25s index on disk, no server.
+
+An index directory holds the bm25s sparse score matrix (memory-mapped on load), the passages as
+JSON lines with a byte-offset table (a passage is read only when it is returned), and a small
+manifest. It is built in a temporary sibling directory and renamed into place only when complete,
+so an interrupted build never leaves a half-written index behind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import threading
+import weakref
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from searchain.tools.retrieval.corpus import CorpusError
+from searchain.tools.retrieval.index_files import (
+    IndexFilesError,
+    check_files,
+    file_table,
+    new_version,
+    publish,
+    recover,
+)
+from searchain.types import Passage
+
+if TYPE_CHECKING:
+    from searchain.tools.retrieval.topk import TopK
+
+MANIFEST = "searchain-index.json"
+FORMAT = 1
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# Close to Lucene's StandardTokenizer (Unicode word breaks): "arthur's", "u.s", "1,000" stay whole.
+_STANDARD_TOKEN = re.compile(r"\w+(?:(?:[.'`’]|(?<=\d)[,.](?=\d))\w+)*")
+TOKENIZERS = ("stem", "standard")
+
+
+class IndexLoadError(ValueError):
+    """A directory that is not a (complete) searchain index."""
+
+
+def damaged(path: str | Path, reason: str) -> IndexLoadError:
+    """The one line for an index whose files do not hold together."""
+    return IndexLoadError(
+        f"{path} is a damaged searchain index ({reason}): rebuild it with `searchain index`"
+    )
+
+
+class Tokenizer:
+    """Turns text into index terms; the same one builds the index and reads its queries.
+
+    ``stem`` (default): lower-case words of two or more characters, English stop words removed,
+    Snowball-stemmed — better recall. ``standard``: lower-case words as Elasticsearch's
+    ``standard`` analyzer cuts them, nothing removed or stemmed — for parity with it. Stems are
+    cached per word; PyStemmer objects are not thread-safe, hence one per thread.
+    """
+
+    def __init__(self, kind: str = "stem") -> None:
+        from bm25s.stopwords import STOPWORDS_EN
+
+        if kind not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {kind!r}: use stem or standard")
+        self.kind = kind
+        self._stopwords = frozenset(STOPWORDS_EN)
+        self._local = threading.local()
+        self.stem = lru_cache(maxsize=1 << 20)(self._stem)
+
+    def _stem(self, word: str) -> str:
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:
+            import Stemmer
+
+            stemmer = self._local.stemmer = Stemmer.Stemmer("english")
+        return stemmer.stemWord(word)
+
+    def __call__(self, text: str) -> list[str]:
+        """Tokens of ``text``."""
+        if self.kind == "standard":
+            return _STANDARD_TOKEN.findall(text.lower())
+        stop = self._stopwords
+        return [self.stem(w) for w in _TOKEN.findall(text.lower()) if w not in stop]
+
+
+class ScoreMatrixBuilder:
+    """Builds bm25s's BM25 score matrix (Lucene variant) from a stream of tokenised passages.
+
+    bm25s counts term frequencies with a Python ``Counter`` per document; here terms become ids
+    as they arrive and are counted chunk by chunk with NumPy, so a million passages index in
+    about a minute and in a few GiB. The result is the same matrix: ``idf * tf / (tf + k1 *
+    (1 - b + b * dl / avgdl))`` with ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, documents ×
+    terms in CSC form.
+    """
+
+    CHUNK = 50_000
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self._tokens = array("i")
+        self._lengths = array("i")
+        self._chunk_start = 0
+        self._docs: list[np.ndarray] = []
+        self._terms: list[np.ndarray] = []
+        self._tfs: list[np.ndarray] = []
+
+    @property
+    def n_docs(self) -> int:
+        """Passages added so far."""
+        return len(self._lengths)
+
+    def add(self, tokens: list[str]) -> None:
+        """Add one passage's tokens."""
+        vocab = self.vocab
+        self._tokens.extend([vocab.setdefault(t, len(vocab)) for t in tokens])
+        self._lengths.append(len(tokens))
+        if self.n_docs - self._chunk_start >= self.CHUNK:
+            self._flush()
+
+    def _flush(self) -> None:
+        lengths = np.frombuffer(self._lengths, dtype=np.int32)[self._chunk_start :]
+        if not len(lengths):
+            return
+        docs = np.repeat(np.arange(self._chunk_start, self.n_docs, dtype=np.int64), lengths)
+        keys = (docs << 32) | np.frombuffer(self._tokens, dtype=np.int32).astype(np.int64)
+        unique, counts = np.unique(keys, return_counts=True)  # sorted: by document, then term
+        self._docs.append((unique >> 32).astype(np.int32))
+        self._terms.append((unique & 0xFFFFFFFF).astype(np.int32))
+        self._tfs.append(counts.astype(np.float32))
+        self._tokens = array("i")
+        self._chunk_start = self.n_docs
+
+    def scores(self, k1: float, b: float) -> dict[str, Any]:
+        """The matrix as bm25s keeps it: ``data``, ``indices``, ``indptr``, ``num_docs``."""
+        self._flush()
+        docs = np.concatenate(self._docs) if self._docs else np.empty(0, np.int32)
+        terms = np.concatenate(self._terms) if self._terms else np.empty(0, np.int32)
+        tf = np.concatenate(self._tfs) if self._tfs else np.empty(0, np.float32)
+        self._docs, self._terms, self._tfs = [], [], []
+        n_docs, n_terms = self.n_docs, len(self.vocab)
+        df = np.bincount(terms, minlength=n_terms)
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.float32)
+        norm = k1 * ((1 - b) + b * lengths / max(float(lengths.mean()), 1e-9))
+        data = idf[terms] * tf / (norm[docs] + tf)
+        order = np.argsort(terms, kind="stable")  # by term, documents still ascending
+        indptr = np.zeros(n_terms + 1, dtype=np.int32)
+        np.cumsum(df, out=indptr[1:])
+        return {"data": data[order], "indices": docs[order], "indptr": indptr, "num_docs": n_docs}
+
+
+def check_bm25_parameters(k1: float, b: float) -> None:
+    """Refuse BM25 parameters no index can be scored with, before anything is written.
+
+    NaN or infinite values would give every passage a NaN score (an index that answers
+    garbage); k1 is a term-frequency saturation (0-10 covers every published setting) and b a
+    length-normalisation weight in [0, 1].
+    """
+    if not (math.isfinite(k1) and 0.0 <= k1 <= 10.0):
+        raise ValueError(f"BM25 k1 must be a number from 0 to 10, got {k1}")
+    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
+        raise ValueError(f"BM25 b must be a number from 0 to 1, got {b}")
+
+
+class BM25Index:
+    """A loaded index: ``search(query, k)`` returns passages, best first (a ``Retriever``)."""
+
+    def __init__(
+        self, path: Path, model: Any, offsets: np.ndarray, manifest: dict[str, Any]
+    ) -> None:
+        self.path = path
+        self.manifest = manifest
+        self._model = model
+        self._offsets = offsets
+        self._tokenize = Tokenizer(manifest["tokenizer"])
+        self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
+        # Closed when the index is collected, or at exit (a __del__ may run after `os` is gone).
+        weakref.finalize(self, os.close, self._fd)
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def passage(self, i: int, score: float = 0.0) -> Passage:
+        """The ``i``-th passage of the corpus (read from disk, not kept in memory)."""
+        start, end = int(self._offsets[i]), int(self._offsets[i + 1])
+        record = json.loads(os.pread(self._fd, end - start, start))
+        return Passage(record["id"], record["title"], record["text"], score)
+
+    def search(self, query: str, k: int = 1) -> list[Passage]:
+        """Up to ``k`` passages that share at least one term with ``query``, best first."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
+        """:meth:`search` for many queries at once, scored in parallel on every core."""
+        vocab = self._model.vocab_dict
+        k = max(1, min(k, len(self)))
+        terms = [[vocab[t] for t in self._tokenize(query) if t in vocab] for query in queries]
+        if len(queries) == 1:  # one query: no thread pool to start
+            docs, scores = self._top_k.search(terms[0], k)
+            rows = [(docs, scores)]
+        else:
+            rows = list(zip(*self._top_k.search_batch(terms, k), strict=True))
+        return [
+            [self.passage(int(d), float(s)) for d, s in zip(docs, scores, strict=True) if d >= 0]
+            for docs, scores in rows
+        ]
+
+    @cached_property
+    def _top_k(self) -> TopK:
+        from searchain.tools.retrieval.topk import (
+            TopK,  # numba: imported when the first query comes
+        )
+
+        return TopK(self._model.scores, len(self))
+
+    @classmethod
+    def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:
+        """Open the index at ``path``; ``mmap`` keeps the score matrix on disk until touched."""
+        import bm25s
+
+        path = Path(path)
+        if not path.exists() and os.access(path.parent, os.W_OK):
+            recover(path)  # a replacement a crash interrupted: restore the index first
+        root = path.resolve()  # every file from one version, even if the link switches now
+        manifest_path = root / MANIFEST
+        if not manifest_path.is_file():
+            raise IndexLoadError(
+                f"{path} is not a searchain index (no {MANIFEST}): "
+                f"build one with `searchain index CORPUS.jsonl --index {path}`"
+            )
+        try:
+            manifest = json.loads(manifest_path.read_text())
+            if manifest.get("format") != FORMAT:
+                raise IndexLoadError(
+                    f"{path} has index format {manifest.get('format')}, this searchain reads "
+                    f"{FORMAT}: rebuild it with `searchain index`"
+                )
+            check_files(root, manifest.get("files", {}), full=False)
+            model = bm25s.BM25.load(root / "bm25", mmap=mmap)
+            offsets = np.load(root / "offsets.npy", mmap_mode="r" if mmap else None)
+        except IndexLoadError:
+            raise
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            raise damaged(path, str(exc)) from None
+        if len(offsets) - 1 != manifest["passages"]:
+            raise damaged(path, "passage count")
+        return cls(root, model, offsets, manifest)
+
+    @classmethod
+    def verify(cls, path: str | Path) -> str:
+        """Check every byte of the index at ``path``; a one-line summary, or IndexLoadError.
+
+        Opening checks sizes and the small files; this also checksums the passages and the score
+        matrix, and reads every passage back through its offsets.
+        """
+        index = cls.load(path)
+        files = index.manifest.get("files")
+        if not files:
+            raise IndexLoadError(f"{path} was built before indexes carried checksums: rebuild it")
+        try:
+            check_files(index.path, files, full=True)
+        except IndexFilesError as exc:
+            raise damaged(path, str(exc)) from None
+        offsets = np.asarray(index._offsets)
+        size = (index.path / "passages.jsonl").stat().st_size
+        if offsets[0] != 0 or offsets[-1] != size or np.any(np.diff(offsets) <= 0):
+            raise damaged(path, "offsets")
+        for i in range(len(index)):
+            try:
+                index.passage(i)
+            except (ValueError, KeyError) as exc:
+                raise damaged(path, f"passage {i + 1}: {exc}") from None
+        return f"{path}: {len(index):,} passages, {len(files)} files, every checksum matches"
+
+    @classmethod
+    def build(
+        cls,
+        passages: Iterable[Passage],
+        path: str | Path,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        tokenizer: str = "stem",
+        overwrite: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> BM25Index:
+        """Index ``passages`` (title and text) into ``path`` and return the loaded index.
+
+        ``tokenizer`` is ``stem`` or ``standard`` (see :class:`Tokenizer`).
+        The index is written to a temporary directory beside ``path`` and moved into place only
+        once complete; an existing index is replaced only with ``overwrite``. ``progress`` is
+        called with the number of passages read so far.
+        """
+        import bm25s
+
+        path = Path(path)
+        Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
+        check_bm25_parameters(k1, b)
+        recover(path)  # finish or undo a replacement a crash interrupted, drop its leftovers
+        if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
+            hint = (
+                "pass --overwrite to replace it"
+                if (path / MANIFEST).is_file()
+                else ("choose another --index directory")
+            )
+            raise FileExistsError(f"{path} already exists: {hint}")
+        tmp = new_version(path)
+        try:
+            tokenize = Tokenizer(tokenizer)
+            matrix = ScoreMatrixBuilder()
+            offsets = array("q", [0])
+            with (tmp / "passages.jsonl").open("wb") as out:
+                for passage in passages:
+                    line = (
+                        json.dumps(
+                            {"id": passage.id, "title": passage.title, "text": passage.text},
+                            ensure_ascii=False,
+                        ).encode()
+                        + b"\n"
+                    )
+                    out.write(line)
+                    offsets.append(offsets[-1] + len(line))
+                    matrix.add(tokenize(f"{passage.title} {passage.text}"))
+                    if progress and matrix.n_docs % 1000 == 0:
+                        progress(matrix.n_docs)
+            if not matrix.n_docs:
+                raise CorpusError("the corpus has no passages")
+            model = bm25s.BM25(k1=k1, b=b, method="lucene", idf_method="lucene")
+            model.scores = matrix.scores(k1, b)
+            model.vocab_dict = matrix.vocab
+            model.nonoccurrence_array = None  # only BM25L and BM25+ need it
+            model.save(tmp / "bm25", show_progress=False)
+            np.save(tmp / "offsets.npy", np.frombuffer(offsets, dtype=np.int64))
+            manifest = {
+                "format": FORMAT,
+                "passages": matrix.n_docs,
+                "k1": k1,
+                "b": b,
+                "tokenizer": tokenizer,
+            }
+            manifest["files"] = file_table(tmp, MANIFEST)
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+            if progress:
+                progress(matrix.n_docs)
+            publish(tmp, path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        index = cls.load(path)
+        # The search kernels compile on their first use (about 15 s on 2 cores) and are cached
+        # on disk after that: pay it here, once per installation, not on the first question.
+        index.search_batch(["warm up", "the search kernels"])
+        index.search("warm up")
+        return index

@@ -1,0 +1,380 @@
+"""The Elasticsearch BM25 backend, on the official client, for indexes one machine cannot hold.
+
+Any index can be searched: the field names of title, text and id are settings, checked against
+the index mapping on first use (one line naming the fields found when they are missing). An index
+searchain built (its mapping says so in ``_meta``) is searched through its ``content`` copy field,
+as the embedded index scores a passage; any other index is searched read-only over its title and
+text fields and never written.
+
+Builds are atomic: passages go into a fresh physical index (``NAME-<timestamp>``), which the alias
+``NAME`` is moved to only once every passage is in and refreshed; searches never see a
+half-built index, and a failed build leaves the previous one serving. Ids are the passage ids, so
+rebuilding from the same corpus gives the same index.
+
+Connection settings come from arguments or the environment: ``ES_URL``, ``ES_API_KEY`` or
+``ES_USERNAME``/``ES_PASSWORD``, ``ES_VERIFY_CERTS`` (TLS verification is on unless set to
+``false``), ``ES_CA_CERTS``. Credentials are never printed or logged.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from searchain.redact import redact_url
+from searchain.tools.retrieval.fields import lookup
+from searchain.types import Passage
+
+DEFAULT_URL = "http://localhost:9200"
+BUILT_BY = "searchain"
+"""``_meta.built_by`` of the indexes searchain creates."""
+ANALYZERS = ("standard", "english")
+ELASTIC_HINT = "the Elasticsearch backend needs: pip install 'searchain[elasticsearch]'"
+T = TypeVar("T")
+
+
+class ElasticsearchError(ValueError):
+    """A failure talking to Elasticsearch, said in one line with what to do."""
+
+
+@dataclass(frozen=True)
+class ElasticSettings:
+    """Where and how to reach the cluster."""
+
+    url: str = ""
+    """Cluster URL; empty reads ``ES_URL``, then ``http://localhost:9200``."""
+    index: str = "searchain"
+    """Index (alias) name."""
+    title_boost: float = 0.0
+    """Extra weight of a title match, on top of title and text scored as one document."""
+    title_field: str = "title"
+    """Field holding a passage's title (dotted for an object field); empty for none."""
+    text_field: str = "text"
+    """Field holding a passage's text (dotted for an object field)."""
+    id_field: str = "_id"
+    """Where a passage's id comes from: the document ``_id``, or a field of the document."""
+    retries: int = 3
+    """Attempts for a request that fails transiently (connection lost, 429, 502-504)."""
+    timeout: float = 10.0
+    """Seconds before a request is abandoned."""
+
+    def resolved_url(self) -> str:
+        """The URL in force (argument, ``ES_URL``, or the default)."""
+        return self.url or os.environ.get("ES_URL") or DEFAULT_URL
+
+
+def _client(settings: ElasticSettings) -> Any:
+    try:
+        from elasticsearch import Elasticsearch
+    except ImportError as exc:
+        raise ImportError(ELASTIC_HINT) from exc
+    kwargs: dict[str, Any] = {
+        "request_timeout": settings.timeout,
+        "max_retries": 0,  # retries and their backoff are ours (see _call)
+        "verify_certs": os.environ.get("ES_VERIFY_CERTS", "true").lower() != "false",
+    }
+    if os.environ.get("ES_CA_CERTS"):
+        kwargs["ca_certs"] = os.environ["ES_CA_CERTS"]
+    if os.environ.get("ES_API_KEY"):
+        kwargs["api_key"] = os.environ["ES_API_KEY"]
+    elif os.environ.get("ES_USERNAME"):
+        kwargs["basic_auth"] = (os.environ["ES_USERNAME"], os.environ.get("ES_PASSWORD", ""))
+    return Elasticsearch(settings.resolved_url(), **kwargs)
+
+
+def _transient(exc: Exception) -> bool:
+    from elasticsearch import ApiError, ConnectionError, ConnectionTimeout
+
+    if isinstance(exc, ConnectionError | ConnectionTimeout):
+        return True
+    return isinstance(exc, ApiError) and exc.meta.status in (429, 502, 503, 504)
+
+
+class ElasticRetriever:
+    """BM25 search over an Elasticsearch index (a ``Retriever``); one client, shared by threads."""
+
+    def __init__(self, settings: ElasticSettings | None = None) -> None:
+        self.settings = settings or ElasticSettings()
+        self.url = redact_url(self.settings.resolved_url())
+        self.client = _client(self.settings)
+        self._fields: list[str] | None = None  # what search matches; read from the mapping once
+
+    def _call(self, what: str, request: Callable[[], T]) -> T:
+        """Run ``request``, retrying transient failures with exponential backoff."""
+        from elasticsearch import ApiError, TransportError
+
+        for attempt in range(self.settings.retries):
+            try:
+                return request()
+            except (ApiError, TransportError) as exc:
+                if not _transient(exc):
+                    raise self._explain(what, exc) from None
+                if attempt + 1 == self.settings.retries:
+                    raise ElasticsearchError(
+                        f"Elasticsearch at {self.url} is unreachable ({what} failed "
+                        f"{self.settings.retries} times: {type(exc).__name__}): start it, or "
+                        "set --es-url / ES_URL"
+                    ) from None
+                time.sleep(0.25 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def _explain(self, what: str, exc: Exception) -> ElasticsearchError:
+        from elasticsearch import ApiError, NotFoundError
+
+        name = self.settings.index
+        if isinstance(exc, NotFoundError) and "index_not_found" in str(exc):
+            return ElasticsearchError(
+                f"Elasticsearch index {name!r} does not exist at {self.url}: build it with "
+                f"`searchain index CORPUS.jsonl --backend elasticsearch --es-index {name}`"
+            )
+        if isinstance(exc, ApiError) and exc.meta.status in (401, 403):
+            return ElasticsearchError(
+                f"Elasticsearch at {self.url} refused the credentials ({exc.meta.status}): "
+                "check ES_API_KEY or ES_USERNAME/ES_PASSWORD"
+            )
+        body = getattr(exc, "body", None)
+        error = body.get("error") if isinstance(body, dict) else None
+        reason = error.get("reason") if isinstance(error, dict) else None
+        reason = reason or getattr(exc, "message", None) or type(exc).__name__
+        return ElasticsearchError(f"Elasticsearch at {self.url}: {what} failed: {reason}")
+
+    def search(self, query: str, k: int = 1) -> list[Passage]:
+        """Up to ``k`` passages for ``query``, best first."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
+        """:meth:`search` for many queries in one round trip (``_msearch`` past one query)."""
+        if not queries:
+            return []
+        fields = self.search_fields()
+        s = self.settings
+        wanted = [f for f in (s.title_field, s.text_field, s.id_field) if f and f != "_id"]
+        bodies = [
+            {
+                "query": {"multi_match": {"query": q, "fields": fields, "type": "most_fields"}},
+                "size": k,
+                "_source": {"includes": wanted},
+            }
+            for q in queries
+        ]
+        if len(bodies) == 1:
+            replies = [self._call("search", lambda: self.client.search(index=s.index, **bodies[0]))]
+        else:
+            searches = [part for body in bodies for part in ({"index": s.index}, body)]
+            replies = self._call("search", lambda: self.client.msearch(searches=searches))[
+                "responses"
+            ]
+        results = []
+        for reply in replies:
+            if "error" in reply:
+                reason = reply["error"].get("reason") or str(reply["error"])
+                raise ElasticsearchError(f"Elasticsearch at {self.url}: search failed: {reason}")
+            results.append([self._passage(hit) for hit in reply["hits"]["hits"]])
+        return results
+
+    def _passage(self, hit: dict[str, Any]) -> Passage:
+        s, source = self.settings, hit.get("_source") or {}
+        passage_id = hit["_id"] if s.id_field == "_id" else lookup(source, s.id_field)
+        title = lookup(source, s.title_field) if s.title_field else ""
+        return Passage(
+            str(passage_id or hit["_id"]),
+            str(title or ""),
+            str(lookup(source, s.text_field) or ""),
+            float(hit["_score"] or 0.0),
+        )
+
+    def search_fields(self) -> list[str]:
+        """The fields a query is matched against, checked against the mapping on first use.
+
+        An index searchain built scores title and text as one document through ``content``
+        (``copy_to``), as the embedded index does; any other index is matched over its title and
+        text fields. A configured field the mapping lacks fails in one line naming those found.
+        """
+        if self._fields is not None:
+            return self._fields
+        s = self.settings
+        name = s.index
+        response = self._call("read mapping", lambda: self.client.indices.get_mapping(index=name))
+        mappings = [m.get("mappings", {}) for m in response.body.values()]
+        found = sorted({f for m in mappings for f in _mapped_fields(m.get("properties", {}))})
+        wanted = {"title": s.title_field, "text": s.text_field}
+        if s.id_field != "_id":
+            wanted["id"] = s.id_field
+        missing = [f"{what} field {f!r}" for what, f in wanted.items() if f and f not in found]
+        if missing:
+            raise ElasticsearchError(
+                f"Elasticsearch index {name!r} at {self.url} has no {' or '.join(missing)} "
+                f"(its fields: {', '.join(found) or 'none'}): name them with --es-title-field, "
+                "--es-text-field, --es-id-field (Context es_title_field, es_text_field, "
+                "es_id_field)"
+            )
+        ours = all(_built_by_searchain(m) for m in mappings)
+        if ours and (s.title_field, s.text_field) == ("title", "text"):
+            fields = ["content"]
+        else:
+            fields = [f for f in (s.text_field, s.title_field) if f]
+        if s.title_boost > 0 and s.title_field:
+            fields.append(f"{s.title_field}^{s.title_boost}")
+        self._fields = fields
+        return fields
+
+    def exists(self) -> bool:
+        """Whether the index (or alias) exists."""
+        name = self.settings.index
+        return bool(self._call("check", lambda: self.client.indices.exists(index=name)))
+
+    def count(self) -> int:
+        """Number of passages in the index."""
+        response = self._call("count", lambda: self.client.count(index=self.settings.index))
+        return int(response["count"])
+
+    def build(
+        self,
+        passages: Iterable[Passage],
+        *,
+        k1: float = 1.2,
+        b: float = 0.75,
+        analyzer: str = "standard",
+        overwrite: bool = False,
+        chunk_size: int = 1000,
+        shards: int = 1,
+        replicas: int = 0,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Index ``passages`` and point the alias at them; return the number indexed.
+
+        ``k1``/``b`` default to Elasticsearch's own BM25 values. An existing alias is moved
+        only with ``overwrite``; the previous physical index is then deleted.
+        """
+        from elasticsearch import helpers
+
+        from searchain.tools.retrieval.bm25 import check_bm25_parameters
+
+        check_bm25_parameters(k1, b)
+        if analyzer not in ANALYZERS:
+            raise ElasticsearchError(f"unknown analyzer {analyzer!r}: use standard or english")
+        alias = self.settings.index
+        previous = self._alias_targets(alias)
+        if previous and not overwrite:
+            raise ElasticsearchError(
+                f"Elasticsearch index {alias!r} already exists at {self.url}: pass --overwrite "
+                "to replace it"
+            )
+        if not previous and self._call(
+            "check index", lambda: self.client.indices.exists(index=alias)
+        ):
+            raise ElasticsearchError(
+                f"{alias!r} at {self.url} is an index this tool did not build: choose another "
+                "--es-index"
+            )
+        physical = f"{alias}-{time.time_ns() // 1_000_000}"
+        self._create(physical, k1=k1, b=b, analyzer=analyzer, shards=shards, replicas=replicas)
+        indexed = 0
+        try:
+            actions = self._actions(physical, passages)
+            for ok, item in helpers.streaming_bulk(
+                self.client,
+                actions,
+                chunk_size=chunk_size,
+                max_retries=self.settings.retries,
+                initial_backoff=1,
+                raise_on_error=False,
+            ):
+                if not ok:
+                    raise ElasticsearchError(f"Elasticsearch rejected a passage: {item}")
+                indexed += 1
+                if progress and indexed % chunk_size == 0:
+                    progress(indexed)
+            if indexed == 0:
+                raise ElasticsearchError("the corpus has no passages")
+            self._call("refresh", lambda: self.client.indices.refresh(index=physical))
+            self._call(
+                "settings",
+                lambda: self.client.indices.put_settings(
+                    index=physical, settings={"index": {"refresh_interval": "1s"}}
+                ),
+            )
+            moves = [{"add": {"index": physical, "alias": alias}}]
+            moves += [{"remove": {"index": old, "alias": alias}} for old in previous]
+            self._call("move alias", lambda: self.client.indices.update_aliases(actions=moves))
+        except BaseException:
+            self.client.options(ignore_status=404).indices.delete(index=physical)
+            raise
+        for old in previous:
+            self._call("delete", lambda old=old: self.client.indices.delete(index=old))
+        self._fields = None  # the alias points at a new physical index: read its mapping again
+        if progress:
+            progress(indexed)
+        return indexed
+
+    def _alias_targets(self, alias: str) -> list[str]:
+        found = self._call(
+            "read aliases",
+            lambda: self.client.options(ignore_status=404).indices.get_alias(name=alias),
+        )
+        return [] if found.meta.status == 404 else sorted(found.body)
+
+    def _create(
+        self, name: str, *, k1: float, b: float, analyzer: str, shards: int, replicas: int
+    ) -> None:
+        field = {"type": "text", "similarity": "searchain_bm25", "analyzer": analyzer}
+        mappings = {
+            "_meta": {"built_by": BUILT_BY},
+            "properties": {
+                "title": {**field, "copy_to": "content"},
+                "text": {**field, "copy_to": "content"},
+                "content": field,
+            },
+        }
+        settings = {
+            "number_of_shards": shards,
+            "number_of_replicas": replicas,
+            "refresh_interval": "-1",  # no refreshes while bulk loading; set back after
+            "similarity": {"searchain_bm25": {"type": "BM25", "k1": k1, "b": b}},
+        }
+        try:
+            self._call(
+                "create index",
+                lambda: self.client.indices.create(
+                    index=name,
+                    settings=settings,
+                    mappings=mappings,
+                ),
+            )
+        except ElasticsearchError as exc:
+            if analyzer == "english" and "analyzer [english]" in str(exc):
+                raise ElasticsearchError(
+                    f"Elasticsearch at {self.url} has no 'english' analyzer (its analysis-common "
+                    "module is missing, as in the integration-test distribution): use "
+                    "--analyzer standard"
+                ) from None
+            raise
+
+    @staticmethod
+    def _actions(index: str, passages: Iterable[Passage]) -> Iterator[dict[str, Any]]:
+        for p in passages:
+            yield {"_index": index, "_id": p.id, "_source": {"title": p.title, "text": p.text}}
+
+
+def _mapped_fields(properties: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every field path of a mapping's ``properties``, object fields as dotted paths."""
+    paths = []
+    for name, spec in properties.items():
+        path = f"{prefix}{name}"
+        paths.append(path)
+        paths += _mapped_fields(spec.get("properties", {}), f"{path}.")
+    return paths
+
+
+def _built_by_searchain(mapping: dict[str, Any]) -> bool:
+    """Whether searchain built this index (``_meta``; before 0.2, its ``content`` copy field)."""
+    if mapping.get("_meta", {}).get("built_by") == BUILT_BY:
+        return True
+    properties = mapping.get("properties", {})
+    copy_to = properties.get("text", {}).get("copy_to")
+    return "content" in properties and "content" in (
+        copy_to if isinstance(copy_to, list) else [copy_to]
+    )

@@ -1,0 +1,172 @@
+"""Imports flow one way, with no cycle: leaves → prompts → tools → context and state → nodes →
+graph → applications (methods, eval, integrations, threads, output) → cli.
+
+Every ``import`` counts, at module level or inside a function (a lazy import is still a
+dependency), and so does one under ``TYPE_CHECKING``. A new cycle or an upward import fails here
+with the modules named.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+
+import pytest
+
+from tests.conftest import ROOT
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "leaves (import nothing of searchain)",
+        (
+            "searchain",  # the package's __init__: the version and the demo corpus' path
+            "searchain.types",
+            "searchain.cache",
+            "searchain.pool",
+            "searchain.text",
+            "searchain.redact",
+            "searchain.events",
+        ),
+    ),
+    ("prompts", ("searchain.prompts",)),
+    ("tools", ("searchain.tools",)),
+    ("context and state", ("searchain.context", "searchain.state")),
+    ("nodes", ("searchain.nodes",)),
+    ("graph", ("searchain.graph",)),
+    (
+        "applications",
+        (
+            "searchain.methods",
+            "searchain.eval",
+            "searchain.integrations",
+            "searchain.threads",
+            "searchain.output",
+        ),
+    ),
+    ("cli", ("searchain.cli", "searchain.__main__")),
+]
+
+
+def module_name(path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_modules() -> dict[str, ast.Module]:
+    return {
+        module_name(path): ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted((ROOT / "searchain").rglob("*.py"))
+    }
+
+
+def imports(tree: ast.Module, modules: Mapping[str, object]) -> Iterator[str]:
+    """The searchain modules ``tree`` imports (``from searchain import cache`` is a module)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names if a.name.startswith("searchain"))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("searchain"):
+            assert node.level == 0, "relative imports hide where a module sits"
+            module = node.module or ""
+            for alias in node.names:
+                inner = f"{module}.{alias.name}"
+                yield inner if inner in modules else module
+
+
+def layer(module: str) -> int:
+    """The index of the layer ``module`` belongs to (its longest matching prefix)."""
+    best, rank = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, rank = len(prefix), index
+    assert rank >= 0, f"{module} belongs to no layer: add it to LAYERS"
+    return rank
+
+
+def dependency_graph() -> dict[str, set[str]]:
+    modules = package_modules()
+    return {name: set(imports(tree, modules)) - {name} for name, tree in modules.items()}
+
+
+def find_cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
+    """One import cycle as ``[a, b, ..., a]``, or ``None``."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def upward_imports(graph: Mapping[str, set[str]]) -> list[str]:
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            below, above = layer(module), layer(target)
+            if above > below or (below == 0 and target != module):
+                wrong.append(f"{module} ({LAYERS[below][0]}) imports {target} ({LAYERS[above][0]})")
+    return wrong
+
+
+def test_every_module_belongs_to_a_layer():
+    for module in package_modules():
+        layer(module)
+
+
+def test_imports_flow_one_way():
+    assert upward_imports(dependency_graph()) == []
+
+
+def test_there_is_no_import_cycle():
+    assert find_cycle(dependency_graph()) is None
+
+
+@pytest.mark.parametrize(
+    ("graph", "cycle"),
+    [
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, None),
+        ({"a": {"b"}, "b": {"a"}}, ["a", "b", "a"]),
+        ({"a": {"b"}, "b": {"c"}, "c": {"b"}}, ["b", "c", "b"]),
+    ],
+)
+def test_the_cycle_finder_finds_cycles(graph, cycle):
+    assert find_cycle(graph) == cycle
+
+
+def test_an_upward_import_is_named():
+    graph = {"searchain.tools.llms.resolve": {"searchain.context"}, "searchain.text": set()}
+    assert upward_imports(graph) == [
+        "searchain.tools.llms.resolve (tools) imports searchain.context (context and state)"
+    ]
+    assert upward_imports({"searchain.text": {"searchain.types"}}) == [
+        "searchain.text (leaves (import nothing of searchain)) imports searchain.types "
+        "(leaves (import nothing of searchain))"
+    ]
+
+
+def test_no_file_is_over_400_lines_and_no_folder_holds_a_quarter_of_the_package():
+    files = {
+        p: len(p.read_text(encoding="utf-8").splitlines()) for p in ROOT.glob("searchain/**/*.py")
+    }
+    assert [str(p) for p, n in files.items() if n > 400] == []
+    total = sum(files.values())
+    folders: dict[str, int] = {}
+    for path, n in files.items():
+        folders[str(path.parent.relative_to(ROOT))] = (
+            folders.get(str(path.parent.relative_to(ROOT)), 0) + n
+        )
+    heavy = {f: round(n / total, 3) for f, n in folders.items() if n > total / 4}
+    assert heavy == {}

@@ -3,7 +3,7 @@
 Pairs: for every record of the three ``*_200_*`` files, the gold answer against predictions a
 system plausibly writes (the answer itself, in capitals, with typographic quotes and dashes,
 with a trailing explanation, the supporting titles, the hop answers, yes/no, nothing). The
-official functions are transcribed in ``tests/unit/test_metrics.py``; this prints how many
+official functions are transcribed in ``tests/unit/eval/test_metrics.py``; this prints how many
 pairs our metrics score differently from them, and how many the previous definitions did.
 
 Run: PYTHONPATH=. .venv/bin/python benchmarks/metric_agreement.py [DATA_DIR]
@@ -17,7 +17,7 @@ from collections import Counter
 from searchain.eval.datasets import FILES, data_dir, records
 from searchain.eval.metrics import exact_match, f1
 from searchain.text import normalize_answer
-from tests.unit.test_metrics import (
+from tests.unit.eval.test_metrics import (
     _official_hotpot_f1,
     _official_musique_f1,
     _official_normalize,

@@ -2,7 +2,7 @@
 
 Run:
     .venv/bin/python scripts/collect_smollm2_outputs.py [DATA_DIR] \
-        > tests/unit/fixtures/smollm2_outputs.json
+        > tests/unit/nodes/searchain/fixtures/smollm2_outputs.json
 Questions come from the tuning split (first 100 records) of ../shared/data only.
 """
 

@@ -13,7 +13,7 @@ import pytest
 
 from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import read_corpus
-from tests.unit.test_bm25 import CORPUS, write_corpus
+from tests.unit.retrieval.test_bm25 import CORPUS, write_corpus
 
 # Runs a build that SIGKILLs itself at its N-th file-system change (any directory made, file
 # opened for writing, rename, link or removal), as a power cut or `kill -9` would stop it.

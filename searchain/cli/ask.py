@@ -44,7 +44,7 @@ def ask(
         str, typer.Option(help="qa, yesno, factcheck, slot, longform, no_ir, or one of --prompts.")
     ] = "qa",
     prompts: Annotated[
-        Path | None, typer.Option(help="A TOML file of your own task prompts (see README).")
+        Path | None, typer.Option(help="A TOML file of your own task prompts (see docs/python.md).")
     ] = None,
     r_max: Annotated[int, typer.Option(help="Maximum rounds.")] = 5,
     theta: Annotated[

@@ -166,7 +166,7 @@ def test_parity_with_the_embedded_backend(pooled):
         "gold hit rate (MuSiQue hops, HotpotQA questions): embedded {:.3f} {:.3f}, "
         "Elasticsearch {:.3f} {:.3f}".format(*hit_rates(emb), *hit_rates(ela))
     )
-    assert agree / len(queries) >= 0.9  # measured 0.977 (293/300), as in the README
+    assert agree / len(queries) >= 0.9  # measured 0.977 (293/300), as in docs/retrieval.md
 
 
 def test_cli_indexes_into_elasticsearch(es_url, tmp_path):

@@ -46,7 +46,7 @@ def server(tmp_path_factory):
             "127.0.0.1",
             "--no-browser",
             "--no-reload",
-            "--n-jobs-per-worker",  # the README's command: without it runs queue one by one
+            "--n-jobs-per-worker",  # as docs/conversations.md says: else runs queue one by one
             "10",
         ],
         cwd=work,

@@ -31,6 +31,8 @@ def show_progress(event: dict[str, Any]) -> None:
         )
     elif kind == "node_corrected":
         err.print(f"  [yellow]corrected[/yellow] {event['llm']!r} → {event['ir']!r}")
+    elif kind == "completion_found_nothing":
+        err.print("  [dim]nothing to complete it with: the LLM answers it itself[/dim]")
     elif kind == "node_completed":
         err.print(f"  [green]completed[/green] → {event['ir']!r}")
     elif kind == "node_reused":

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from searchain.eval.datasets import Record
 from searchain.eval.metrics import (
@@ -30,12 +30,13 @@ from searchain.eval.metrics import (
 )
 from searchain.eval.usage import UsageCounter
 from searchain.methods import Method, get_method
+from searchain.state import KnowledgeSource
 from searchain.text import normalize_answer
 from searchain.types import Passage
 
 Run = tuple[tuple[str, Any], ...]
 """A run's configuration as a hashable key (``searchain report`` groups results by it)."""
-SOURCES = ("llm", "corrected", "completed")
+SOURCES: tuple[str, ...] = get_args(KnowledgeSource)
 """Where an accepted SearChain node's answer came from (paper Table 2), in the tables' order."""
 SIMULATED = "simulated"
 """The LLM and reader spec of the simulated models (MuSiQue only; see ``eval.simulated``)."""

@@ -210,6 +210,16 @@ def test_unsolved_query_without_any_passage_is_answered_by_the_llm_not_by_ir(pas
     # A step with no passage cannot be cited: the marker is removed and reported.
     assert out["unresolved_citations"] == [1] and out["references"] == []
     assert "[1]" not in out["final_content"]
+    # Progress says so (the CLI draws its lines from these events).
+    again = ScriptedReplies(replies=[first, second, trace])
+    context = Context(llm=again, retriever=TableRetriever({}), reader=TableReader({}))
+    events = [
+        e["event"]
+        for e in build_graph().stream(
+            {"question": "Who wrote it?"}, context=context, stream_mode="custom"
+        )
+    ]
+    assert "completion_found_nothing" in events and "node_completed" not in events
 
 
 def test_round_budget_cuts_reasoning_off(passages):

@@ -88,7 +88,7 @@ def build_embedded_in_child(size: int, data: str, out: str) -> dict:
 
 
 def es_peak_rss_gib() -> float | None:
-    pid_file = Path(os.environ.get("ES_BASE", "/tmp/searchain-es")) / "current" / "pid"
+    pid_file = Path(os.environ.get("ES_BASE", "/tmp/searchain-es")) / "current" / "node-1" / "pid"
     try:
         status = Path(f"/proc/{pid_file.read_text().strip()}/status").read_text()
     except OSError:

@@ -17,13 +17,14 @@ import threading
 import weakref
 from array import array
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from searchain.tools.retrieval.corpus import CorpusError
+from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
     IndexFilesError,
     check_files,
@@ -32,6 +33,7 @@ from searchain.tools.retrieval.index_files import (
     publish,
     recover,
 )
+from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
 from searchain.types import Passage
 
 if TYPE_CHECKING:
@@ -91,72 +93,6 @@ class Tokenizer:
         return [self.stem(w) for w in _TOKEN.findall(text.lower()) if w not in stop]
 
 
-class ScoreMatrixBuilder:
-    """Builds bm25s's BM25 score matrix (Lucene variant) from a stream of tokenised passages.
-
-    bm25s counts term frequencies with a Python ``Counter`` per document; here terms become ids
-    as they arrive and are counted chunk by chunk with NumPy, so a million passages index in
-    about a minute and in a few GiB. The result is the same matrix: ``idf * tf / (tf + k1 *
-    (1 - b + b * dl / avgdl))`` with ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, documents ×
-    terms in CSC form.
-    """
-
-    CHUNK = 50_000
-
-    def __init__(self) -> None:
-        self.vocab: dict[str, int] = {}
-        self._tokens = array("i")
-        self._lengths = array("i")
-        self._chunk_start = 0
-        self._docs: list[np.ndarray] = []
-        self._terms: list[np.ndarray] = []
-        self._tfs: list[np.ndarray] = []
-
-    @property
-    def n_docs(self) -> int:
-        """Passages added so far."""
-        return len(self._lengths)
-
-    def add(self, tokens: list[str]) -> None:
-        """Add one passage's tokens."""
-        vocab = self.vocab
-        self._tokens.extend([vocab.setdefault(t, len(vocab)) for t in tokens])
-        self._lengths.append(len(tokens))
-        if self.n_docs - self._chunk_start >= self.CHUNK:
-            self._flush()
-
-    def _flush(self) -> None:
-        lengths = np.frombuffer(self._lengths, dtype=np.int32)[self._chunk_start :]
-        if not len(lengths):
-            return
-        docs = np.repeat(np.arange(self._chunk_start, self.n_docs, dtype=np.int64), lengths)
-        keys = (docs << 32) | np.frombuffer(self._tokens, dtype=np.int32).astype(np.int64)
-        unique, counts = np.unique(keys, return_counts=True)  # sorted: by document, then term
-        self._docs.append((unique >> 32).astype(np.int32))
-        self._terms.append((unique & 0xFFFFFFFF).astype(np.int32))
-        self._tfs.append(counts.astype(np.float32))
-        self._tokens = array("i")
-        self._chunk_start = self.n_docs
-
-    def scores(self, k1: float, b: float) -> dict[str, Any]:
-        """The matrix as bm25s keeps it: ``data``, ``indices``, ``indptr``, ``num_docs``."""
-        self._flush()
-        docs = np.concatenate(self._docs) if self._docs else np.empty(0, np.int32)
-        terms = np.concatenate(self._terms) if self._terms else np.empty(0, np.int32)
-        tf = np.concatenate(self._tfs) if self._tfs else np.empty(0, np.float32)
-        self._docs, self._terms, self._tfs = [], [], []
-        n_docs, n_terms = self.n_docs, len(self.vocab)
-        df = np.bincount(terms, minlength=n_terms)
-        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-        lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.float32)
-        norm = k1 * ((1 - b) + b * lengths / max(float(lengths.mean()), 1e-9))
-        data = idf[terms] * tf / (norm[docs] + tf)
-        order = np.argsort(terms, kind="stable")  # by term, documents still ascending
-        indptr = np.zeros(n_terms + 1, dtype=np.int32)
-        np.cumsum(df, out=indptr[1:])
-        return {"data": data[order], "indices": docs[order], "indptr": indptr, "num_docs": n_docs}
-
-
 def check_bm25_parameters(k1: float, b: float) -> None:
     """Refuse BM25 parameters no index can be scored with, before anything is written.
 
@@ -170,15 +106,57 @@ def check_bm25_parameters(k1: float, b: float) -> None:
         raise ValueError(f"BM25 b must be a number from 0 to 1, got {b}")
 
 
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """The memory-mapped score matrix of an index and the vocabulary that indexes its columns."""
+
+    vocab: dict[str, int]
+    """Term -> column."""
+    scores: dict[str, np.ndarray]
+    """``data``, ``indices``, ``indptr``: the CSC arrays, mapped from disk."""
+    term_max: np.ndarray | None
+    """Each term's highest score (None in an index built before it was stored)."""
+
+    @classmethod
+    def load(cls, directory: Path, *, mmap: bool) -> ScoreMatrix:
+        """Read bm25s's layout; arrays are mapped, not read, with ``mmap``."""
+        mode = "r" if mmap else None
+        scores = {
+            name: np.load(directory / f"{name}.csc.index.npy", mmap_mode=mode) for name in ARRAYS
+        }
+        with (directory / "vocab.index.json").open(encoding="utf-8") as vocab:
+            terms = json.load(vocab)
+        term_max = directory / "term_max.npy"
+        maxima = np.load(term_max, mmap_mode=mode) if term_max.is_file() else None
+        return cls(terms, scores, maxima)
+
+
+DISK_PER_TEXT_BYTE = 2.6
+"""Disk a build needs per byte of corpus text: the passage store (JSON: about 1.05), the score
+matrix (8 bytes a posting: about 0.75) and, until they are merged, the segments (as much again)."""
+
+
+def check_space(path: Path, text_bytes: int) -> None:
+    """Refuse, before hours of work, a build the disk under ``path`` cannot hold."""
+    needed = int(text_bytes * DISK_PER_TEXT_BYTE)
+    folder = next(p for p in [path.absolute(), *path.absolute().parents] if p.exists())
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        raise OSError(
+            f"the index needs about {needed / 2**30:.1f} GiB of disk at {folder}, which has "
+            f"{free / 2**30:.1f} GiB free: free some space or choose another --index"
+        )
+
+
 class BM25Index:
     """A loaded index: ``search(query, k)`` returns passages, best first (a ``Retriever``)."""
 
     def __init__(
-        self, path: Path, model: Any, offsets: np.ndarray, manifest: dict[str, Any]
+        self, path: Path, matrix: ScoreMatrix, offsets: np.ndarray, manifest: dict[str, Any]
     ) -> None:
         self.path = path
         self.manifest = manifest
-        self._model = model
+        self._matrix = matrix
         self._offsets = offsets
         self._tokenize = Tokenizer(manifest["tokenizer"])
         self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
@@ -200,7 +178,7 @@ class BM25Index:
 
     def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
         """:meth:`search` for many queries at once, scored in parallel on every core."""
-        vocab = self._model.vocab_dict
+        vocab = self._matrix.vocab
         k = max(1, min(k, len(self)))
         terms = [[vocab[t] for t in self._tokenize(query) if t in vocab] for query in queries]
         if len(queries) == 1:  # one query: no thread pool to start
@@ -219,13 +197,11 @@ class BM25Index:
             TopK,  # numba: imported when the first query comes
         )
 
-        return TopK(self._model.scores, len(self))
+        return TopK(self._matrix.scores, len(self), self._matrix.term_max)
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:
-        """Open the index at ``path``; ``mmap`` keeps the score matrix on disk until touched."""
-        import bm25s
-
+        """Open the index at ``path``; ``mmap`` keeps the score matrix and passages on disk."""
         path = Path(path)
         if not path.exists() and os.access(path.parent, os.W_OK):
             recover(path)  # a replacement a crash interrupted: restore the index first
@@ -244,7 +220,7 @@ class BM25Index:
                     f"{FORMAT}: rebuild it with `searchain index`"
                 )
             check_files(root, manifest.get("files", {}), full=False)
-            model = bm25s.BM25.load(root / "bm25", mmap=mmap)
+            matrix = ScoreMatrix.load(root / "bm25", mmap=mmap)
             offsets = np.load(root / "offsets.npy", mmap_mode="r" if mmap else None)
         except IndexLoadError:
             raise
@@ -252,7 +228,7 @@ class BM25Index:
             raise damaged(path, str(exc)) from None
         if len(offsets) - 1 != manifest["passages"]:
             raise damaged(path, "passage count")
-        return cls(root, model, offsets, manifest)
+        return cls(root, matrix, offsets, manifest)
 
     @classmethod
     def verify(cls, path: str | Path) -> str:
@@ -290,17 +266,20 @@ class BM25Index:
         b: float = 0.75,
         tokenizer: str = "stem",
         overwrite: bool = False,
+        memory: int | None = None,
         progress: Callable[[int], None] | None = None,
+        stage: Callable[[str], None] | None = None,
     ) -> BM25Index:
         """Index ``passages`` (title and text) into ``path`` and return the loaded index.
 
-        ``tokenizer`` is ``stem`` or ``standard`` (see :class:`Tokenizer`).
-        The index is written to a temporary directory beside ``path`` and moved into place only
-        once complete; an existing index is replaced only with ``overwrite``. ``progress`` is
-        called with the number of passages read so far.
+        ``tokenizer`` is ``stem`` or ``standard`` (see :class:`Tokenizer`). ``memory`` (bytes;
+        default a quarter of the machine's, at most 4 GiB) bounds the build's working buffers:
+        past it, counted passages go to disk as segments (see
+        :mod:`searchain.tools.retrieval.segments`). The index is written to a temporary
+        directory beside ``path`` and moved into place only once complete; an existing index is
+        replaced only with ``overwrite``. ``progress`` is called with the number of passages read
+        so far; ``stage`` with a line when the build moves on to its next stage.
         """
-        import bm25s
-
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
         check_bm25_parameters(k1, b)
@@ -312,10 +291,12 @@ class BM25Index:
                 else ("choose another --index directory")
             )
             raise FileExistsError(f"{path} already exists: {hint}")
+        if isinstance(passages, Corpus):
+            check_space(path, passages.text_bytes())
         tmp = new_version(path)
         try:
             tokenize = Tokenizer(tokenizer)
-            matrix = ScoreMatrixBuilder()
+            matrix = ScoreMatrixBuilder(tmp / "segments", memory)
             offsets = array("q", [0])
             with (tmp / "passages.jsonl").open("wb") as out:
                 for passage in passages:
@@ -333,12 +314,17 @@ class BM25Index:
                         progress(matrix.n_docs)
             if not matrix.n_docs:
                 raise CorpusError("the corpus has no passages")
-            model = bm25s.BM25(k1=k1, b=b, method="lucene", idf_method="lucene")
-            model.scores = matrix.scores(k1, b)
-            model.vocab_dict = matrix.vocab
-            model.nonoccurrence_array = None  # only BM25L and BM25+ need it
-            model.save(tmp / "bm25", show_progress=False)
+            if progress:
+                progress(matrix.n_docs)
+            if stage:
+                stage(
+                    f"writing the score matrix: {len(matrix.vocab):,} terms, "
+                    f"{matrix.segments + 1} segment(s)"
+                )
+            matrix.write(tmp / "bm25", k1, b)
+            (tmp / "segments").rmdir()
             np.save(tmp / "offsets.npy", np.frombuffer(offsets, dtype=np.int64))
+            del offsets
             manifest = {
                 "format": FORMAT,
                 "passages": matrix.n_docs,
@@ -346,10 +332,10 @@ class BM25Index:
                 "b": b,
                 "tokenizer": tokenizer,
             }
+            if stage:
+                stage("checksumming the index files")
             manifest["files"] = file_table(tmp, MANIFEST)
             (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
-            if progress:
-                progress(matrix.n_docs)
             publish(tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)

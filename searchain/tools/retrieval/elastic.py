@@ -11,6 +11,11 @@ Builds are atomic: passages go into a fresh physical index (``NAME-<timestamp>``
 half-built index, and a failed build leaves the previous one serving. Ids are the passage ids, so
 rebuilding from the same corpus gives the same index.
 
+A cluster is reached through several hosts (``--es-url http://a:9200,http://b:9200``): a request
+that finds its node gone is retried on another, and a search that cannot reach every shard (a
+red cluster) fails in one line instead of answering from the shards left: results are never
+partial.
+
 Connection settings come from arguments or the environment: ``ES_URL``, ``ES_API_KEY`` or
 ``ES_USERNAME``/``ES_PASSWORD``, ``ES_VERIFY_CERTS`` (TLS verification is on unless set to
 ``false``), ``ES_CA_CERTS``. Credentials are never printed or logged.
@@ -18,79 +23,29 @@ Connection settings come from arguments or the environment: ``ES_URL``, ``ES_API
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from searchain.redact import redact_url
+from searchain.tools.retrieval.elastic_client import (
+    TRANSIENT_STATUS,
+    ElasticsearchError,
+    ElasticSettings,
+    ShardsMissing,
+    make_client,
+    shard_failure,
+    transient,
+)
 from searchain.tools.retrieval.fields import lookup
 from searchain.types import Passage
 
-DEFAULT_URL = "http://localhost:9200"
 BUILT_BY = "searchain"
 """``_meta.built_by`` of the indexes searchain creates."""
 ANALYZERS = ("standard", "english")
-ELASTIC_HINT = "the Elasticsearch backend needs: pip install 'searchain[elasticsearch]'"
 T = TypeVar("T")
 
-
-class ElasticsearchError(ValueError):
-    """A failure talking to Elasticsearch, said in one line with what to do."""
-
-
-@dataclass(frozen=True)
-class ElasticSettings:
-    """Where and how to reach the cluster."""
-
-    url: str = ""
-    """Cluster URL; empty reads ``ES_URL``, then ``http://localhost:9200``."""
-    index: str = "searchain"
-    """Index (alias) name."""
-    title_boost: float = 0.0
-    """Extra weight of a title match, on top of title and text scored as one document."""
-    title_field: str = "title"
-    """Field holding a passage's title (dotted for an object field); empty for none."""
-    text_field: str = "text"
-    """Field holding a passage's text (dotted for an object field)."""
-    id_field: str = "_id"
-    """Where a passage's id comes from: the document ``_id``, or a field of the document."""
-    retries: int = 3
-    """Attempts for a request that fails transiently (connection lost, 429, 502-504)."""
-    timeout: float = 10.0
-    """Seconds before a request is abandoned."""
-
-    def resolved_url(self) -> str:
-        """The URL in force (argument, ``ES_URL``, or the default)."""
-        return self.url or os.environ.get("ES_URL") or DEFAULT_URL
-
-
-def _client(settings: ElasticSettings) -> Any:
-    try:
-        from elasticsearch import Elasticsearch
-    except ImportError as exc:
-        raise ImportError(ELASTIC_HINT) from exc
-    kwargs: dict[str, Any] = {
-        "request_timeout": settings.timeout,
-        "max_retries": 0,  # retries and their backoff are ours (see _call)
-        "verify_certs": os.environ.get("ES_VERIFY_CERTS", "true").lower() != "false",
-    }
-    if os.environ.get("ES_CA_CERTS"):
-        kwargs["ca_certs"] = os.environ["ES_CA_CERTS"]
-    if os.environ.get("ES_API_KEY"):
-        kwargs["api_key"] = os.environ["ES_API_KEY"]
-    elif os.environ.get("ES_USERNAME"):
-        kwargs["basic_auth"] = (os.environ["ES_USERNAME"], os.environ.get("ES_PASSWORD", ""))
-    return Elasticsearch(settings.resolved_url(), **kwargs)
-
-
-def _transient(exc: Exception) -> bool:
-    from elasticsearch import ApiError, ConnectionError, ConnectionTimeout
-
-    if isinstance(exc, ConnectionError | ConnectionTimeout):
-        return True
-    return isinstance(exc, ApiError) and exc.meta.status in (429, 502, 503, 504)
+__all__ = ["ElasticRetriever", "ElasticSettings", "ElasticsearchError"]
 
 
 class ElasticRetriever:
@@ -98,8 +53,8 @@ class ElasticRetriever:
 
     def __init__(self, settings: ElasticSettings | None = None) -> None:
         self.settings = settings or ElasticSettings()
-        self.url = redact_url(self.settings.resolved_url())
-        self.client = _client(self.settings)
+        self.url = ",".join(redact_url(host) for host in self.settings.hosts())
+        self.client = make_client(self.settings)
         self._fields: list[str] | None = None  # what search matches; read from the mapping once
 
     def _call(self, what: str, request: Callable[[], T]) -> T:
@@ -109,9 +64,18 @@ class ElasticRetriever:
         for attempt in range(self.settings.retries):
             try:
                 return request()
-            except (ApiError, TransportError) as exc:
-                if not _transient(exc):
+            except (ApiError, TransportError, ShardsMissing) as exc:
+                if not transient(exc):
                     raise self._explain(what, exc) from None
+                if attempt + 1 == self.settings.retries and (
+                    isinstance(exc, ShardsMissing) or shard_failure(getattr(exc, "body", None))
+                ):
+                    raise ElasticsearchError(
+                        f"Elasticsearch at {self.url} could not reach every shard of "
+                        f"{self.settings.index!r} ({what} failed {self.settings.retries} times: "
+                        f"{getattr(exc, 'reason', None) or 'shards failed'}): the cluster is "
+                        "missing a node that held a shard; bring it back, then resume"
+                    ) from None
                 if attempt + 1 == self.settings.retries:
                     raise ElasticsearchError(
                         f"Elasticsearch at {self.url} is unreachable ({what} failed "
@@ -160,19 +124,33 @@ class ElasticRetriever:
             }
             for q in queries
         ]
+        results = self._call("search", lambda: self._search(bodies))
+        return [[self._passage(hit) for hit in hits] for hits in results]
+
+    def _search(self, bodies: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """Every body's hits, or ``ShardsMissing`` when any shard could not answer."""
+        index = self.settings.index
         if len(bodies) == 1:
-            replies = [self._call("search", lambda: self.client.search(index=s.index, **bodies[0]))]
-        else:
-            searches = [part for body in bodies for part in ({"index": s.index}, body)]
-            replies = self._call("search", lambda: self.client.msearch(searches=searches))[
-                "responses"
+            replies = [
+                self.client.search(index=index, allow_partial_search_results=False, **bodies[0])
             ]
+        else:
+            header = {"index": index, "allow_partial_search_results": False}
+            searches = [part for body in bodies for part in (header, body)]
+            replies = self.client.msearch(searches=searches)["responses"]
         results = []
         for reply in replies:
             if "error" in reply:
                 reason = reply["error"].get("reason") or str(reply["error"])
+                if reply.get("status") in TRANSIENT_STATUS or shard_failure(reply):
+                    raise ShardsMissing(reason)
                 raise ElasticsearchError(f"Elasticsearch at {self.url}: search failed: {reason}")
-            results.append([self._passage(hit) for hit in reply["hits"]["hits"]])
+            shards = reply.get("_shards", {})
+            if shards.get("failed"):
+                raise ShardsMissing(
+                    f"{shards.get('failed', 0)} of {shards.get('total')} shards failed"
+                )
+            results.append(reply["hits"]["hits"])
         return results
 
     def _passage(self, hit: dict[str, Any]) -> Passage:

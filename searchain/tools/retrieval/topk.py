@@ -160,12 +160,18 @@ def _top_k_batch(
 class TopK:
     """Top-k search over one bm25s score matrix; safe to call from many threads."""
 
-    def __init__(self, scores: dict[str, Any], n_docs: int) -> None:
+    def __init__(
+        self, scores: dict[str, Any], n_docs: int, term_max: np.ndarray | None = None
+    ) -> None:
         self.data = np.asarray(scores["data"], dtype=np.float32)
         self.indices = np.asarray(scores["indices"], dtype=np.int32)
         self.indptr = np.asarray(scores["indptr"], dtype=np.int64)
         self.n_docs = n_docs
-        self.term_max = _term_max(self.data, self.indptr)
+        self.term_max = (
+            _term_max(self.data, self.indptr)
+            if term_max is None
+            else np.asarray(term_max, dtype=np.float32)
+        )
         """Each term's highest score in any document: the bound that lets a query skip most
         of a common word's postings."""
         self._scratch = threading.local()

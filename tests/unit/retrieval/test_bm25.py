@@ -101,7 +101,7 @@ def test_concurrent_searches_agree(index):
         ('{"id": "x", "title": "t"}', r'corpus.jsonl:2: missing or empty "text"'),
         ('{"id": "x", "text": "   "}', r'corpus.jsonl:2: missing or empty "text"'),
         ('{"title": "t", "text": "no id"}', r'corpus.jsonl:2: missing "id"'),
-        ('{"id": "p1", "text": "again"}', r"corpus.jsonl:2: id 'p1' repeats an earlier line"),
+        ('{"id": "p1", "text": "again"}', r"corpus.jsonl:2: id 'p1' repeats line 1"),
         ('{"id": "x", "text": ' + "[" * 200_000 + "]" * 200_000 + "}", r"nested too deeply"),
         (b'{"id": "x", "text": "\xff\xfe"}', r"corpus.jsonl:2: not UTF-8"),
     ],
@@ -197,28 +197,39 @@ def test_empty_corpus_is_an_error(tmp_path):
 
 
 def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
-    """The chunked NumPy builder reproduces bm25s's Lucene BM25 scores exactly."""
+    """The segmented NumPy builder reproduces bm25s's Lucene BM25 scores exactly."""
     import bm25s
     import numpy as np
 
-    from searchain.tools.retrieval.bm25 import ScoreMatrixBuilder, Tokenizer
+    from searchain.tools.retrieval.bm25 import ScoreMatrix, Tokenizer
+    from searchain.tools.retrieval.segments import MIN_MEMORY, ScoreMatrixBuilder
 
     texts = [f"{r['title']} {r['text']}" for r in CORPUS] * 3 + ["", "kevin kevin kevin drew"]
     tokenize = Tokenizer()
-    builder = ScoreMatrixBuilder()
-    builder.CHUNK = 4  # several chunks, one partial
+    builder = ScoreMatrixBuilder(tmp_path / "segments", MIN_MEMORY)
+    builder._postings_per_run = 9  # several segments and term ranges, some partial
     for text in texts:
         builder.add(tokenize(text))
-    ours = builder.scores(k1=1.2, b=0.75)
+    builder.write(tmp_path / "bm25", k1=1.2, b=0.75)
+    assert builder.segments > 3
+    ours = ScoreMatrix.load(tmp_path / "bm25", mmap=True)
     reference = bm25s.BM25(k1=1.2, b=0.75, method="lucene", idf_method="lucene")
     reference.index([tokenize(t) for t in texts], show_progress=False, create_empty_token=False)
-    assert ours["num_docs"] == len(texts)
-    for term, column in builder.vocab.items():
+    assert json.loads((tmp_path / "bm25" / "params.index.json").read_text())["num_docs"] == 17
+    assert set(ours.vocab) == set(reference.vocab_dict)
+    for term, column in ours.vocab.items():
         theirs = reference.vocab_dict[term]
-        a, b = ours["indptr"][column], ours["indptr"][column + 1]
+        a, b = ours.scores["indptr"][column], ours.scores["indptr"][column + 1]
         c, d = reference.scores["indptr"][theirs], reference.scores["indptr"][theirs + 1]
-        assert list(ours["indices"][a:b]) == list(reference.scores["indices"][c:d])
-        np.testing.assert_allclose(ours["data"][a:b], reference.scores["data"][c:d], rtol=1e-5)
+        assert list(ours.scores["indices"][a:b]) == list(reference.scores["indices"][c:d])
+        np.testing.assert_allclose(
+            ours.scores["data"][a:b], reference.scores["data"][c:d], rtol=1e-5
+        )
+        assert ours.term_max[column] == ours.scores["data"][a:b].max()
+    assert not list((tmp_path / "segments").iterdir())  # segments removed once merged
+    # bm25s itself opens what was written.
+    loaded = bm25s.BM25.load(tmp_path / "bm25", mmap=True)
+    assert loaded.vocab_dict == ours.vocab
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,225 @@
+"""BM25's score matrix built out of core: segments on disk, merged within a memory budget.
+
+The matrix is bm25s's (Lucene variant): ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with
+``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, documents × terms in CSC form — each term's column
+lists the passages it occurs in, ascending, with their scores.
+
+A corpus the size of Wikipedia (21M passages, about a billion postings) does not fit in memory
+as one sort, so passages are counted in *segments*: once a segment's tokens fill the budget, its
+postings are sorted by term, then passage, with NumPy and written to disk (8 bytes a posting).
+Scores need every passage's length and every term's document frequency, known only at the end;
+then the matrix is written term range by term range: each range's postings are read from every
+segment (segments hold consecutive passages, so a stable sort by term keeps passages ascending),
+scored, and appended to the output files. Memory stays within the budget whatever the corpus
+size, apart from the vocabulary (a Python dict: about 120 bytes a distinct word) and 20 bytes a
+passage (its length and its offset in the passage store).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+BYTES_PER_POSTING = 48
+"""Peak working memory per buffered token while a segment is sorted (int32 token, int64 keys,
+the sort's copy, counts) and per posting while a term range is merged."""
+MIN_MEMORY = 1 << 20
+ARRAYS = ("data", "indices", "indptr")
+
+
+class MemoryBudgetError(ValueError):
+    """A memory budget too small to build with."""
+
+
+def parse_size(text: str) -> int:
+    """Bytes in ``"4GiB"``, ``"512MiB"``, ``"2G"``, ``"1500M"`` or a plain number of bytes."""
+    units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    raw = text.strip().lower().removesuffix("b").removesuffix("i")
+    number, unit = raw.rstrip("kmgt"), raw[len(raw.rstrip("kmgt")) :]
+    try:
+        value = float(number) * units[unit]
+    except (ValueError, KeyError):
+        raise MemoryBudgetError(
+            f"cannot read the size {text!r}: write it like 4GiB, 512MiB or 2G"
+        ) from None
+    return int(value)
+
+
+def default_memory() -> int:
+    """A quarter of the machine's memory, at most 4 GiB."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 16 << 30
+    return max(MIN_MEMORY, min(4 << 30, total // 4))
+
+
+class ScoreMatrixBuilder:
+    """Counts a stream of tokenised passages into segments under ``workdir``; see the module."""
+
+    def __init__(self, workdir: Path, memory: int | None = None) -> None:
+        memory = default_memory() if memory is None else memory
+        if memory < MIN_MEMORY:
+            raise MemoryBudgetError(
+                f"a memory budget of {memory:,} bytes is too small to build an index: give at "
+                f"least {MIN_MEMORY >> 20} MiB"
+            )
+        self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.memory = memory
+        self.vocab: dict[str, int] = {}
+        self.segments = 0
+        """Segments written so far."""
+        self._postings_per_run = memory // BYTES_PER_POSTING
+        self._tokens = array("i")
+        self._lengths = array("i")
+        self._segment_start = 0
+        self._df = np.zeros(0, dtype=np.int64)
+
+    @property
+    def n_docs(self) -> int:
+        """Passages added so far."""
+        return len(self._lengths)
+
+    def add(self, tokens: list[str]) -> None:
+        """Add one passage's tokens."""
+        vocab = self.vocab
+        self._tokens.extend([vocab.setdefault(t, len(vocab)) for t in tokens])
+        self._lengths.append(len(tokens))
+        if len(self._tokens) >= self._postings_per_run:
+            self._flush()
+
+    def _segment(self, i: int, part: str) -> Path:
+        return self.workdir / f"segment-{i:05d}.{part}"
+
+    def _flush(self) -> None:
+        lengths = np.frombuffer(self._lengths, dtype=np.int32)[self._segment_start :]
+        if not len(lengths):
+            return
+        docs = np.repeat(np.arange(self._segment_start, self.n_docs, dtype=np.int64), lengths)
+        keys = (np.frombuffer(self._tokens, dtype=np.int32).astype(np.int64) << 32) | docs
+        del docs
+        self._tokens = array("i")
+        unique, tfs = np.unique(keys, return_counts=True)  # sorted: by term, then passage
+        del keys
+        terms = (unique >> 32).astype(np.int32)
+        run_terms, run_starts = np.unique(terms, return_index=True)
+        del terms
+        starts = np.append(run_starts, len(unique)).astype(np.int64)
+        if len(self._df) < len(self.vocab):
+            self._df = np.concatenate(
+                [self._df, np.zeros(len(self.vocab) - len(self._df), np.int64)]
+            )
+        self._df[run_terms] += np.diff(starts)
+        i = self.segments
+        (unique & 0xFFFFFFFF).astype(np.int32).tofile(self._segment(i, "docs"))
+        tfs.astype(np.float32).tofile(self._segment(i, "tfs"))
+        np.save(self._segment(i, "terms.npy"), run_terms.astype(np.int32))
+        np.save(self._segment(i, "starts.npy"), starts)
+        self.segments += 1
+        self._segment_start = self.n_docs
+
+    def write(self, directory: Path, k1: float, b: float) -> None:
+        """Write the matrix, as bm25s lays it out, and each term's highest score, to ``directory``.
+
+        Files: ``data``/``indices``/``indptr`` ``.csc.index.npy``, ``vocab.index.json``,
+        ``params.index.json`` (what ``bm25s.BM25.load`` reads) and ``term_max.npy``.
+        """
+        self._flush()
+        directory.mkdir(parents=True, exist_ok=True)
+        n_docs, n_terms = self.n_docs, len(self.vocab)
+        df = np.zeros(n_terms, dtype=np.int64)
+        df[: len(self._df)] = self._df
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        nnz = int(indptr[-1])
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.float32)
+        norm = k1 * ((1 - b) + b * lengths / max(float(lengths.mean()), 1e-9))
+        del lengths
+        term_max = np.zeros(n_terms, dtype=np.float32)
+        tables = [
+            (np.load(self._segment(i, "terms.npy")), np.load(self._segment(i, "starts.npy")))
+            for i in range(self.segments)
+        ]
+        with (
+            _npy_out(directory / "data.csc.index.npy", np.float32, nnz) as data_out,
+            _npy_out(directory / "indices.csc.index.npy", np.int32, nnz) as indices_out,
+        ):
+            t0 = 0
+            while t0 < n_terms:
+                # The longest run of terms whose postings fit the budget (at least one term).
+                t1 = int(np.searchsorted(indptr, indptr[t0] + self._postings_per_run, "right")) - 1
+                t1 = min(max(t1, t0 + 1), n_terms)
+                terms, docs, tfs = self._read_range(tables, t0, t1)
+                order = np.argsort(terms, kind="stable")  # segments in order: passages ascend
+                terms, docs, tfs = terms[order], docs[order], tfs[order]
+                del order
+                scores = idf[terms] * tfs / (norm[docs] + tfs)
+                scores.tofile(data_out)
+                docs.tofile(indices_out)
+                present = np.flatnonzero(df[t0:t1]) + t0
+                if len(present):
+                    term_max[present] = np.maximum.reduceat(scores, indptr[present] - indptr[t0])
+                t0 = t1
+        np.save(directory / "indptr.csc.index.npy", indptr)
+        np.save(directory / "term_max.npy", term_max)
+        params = {
+            "k1": k1,
+            "b": b,
+            "delta": 0.5,
+            "method": "lucene",
+            "idf_method": "lucene",
+            "dtype": "float32",
+            "int_dtype": "int32",
+            "num_docs": n_docs,
+            "version": "searchain",
+            "backend": "numpy",
+        }
+        (directory / "params.index.json").write_text(json.dumps(params, indent=1))
+        with (directory / "vocab.index.json").open("w", encoding="utf-8") as out:
+            json.dump(self.vocab, out, ensure_ascii=False)
+        for i in range(self.segments):
+            for part in ("docs", "tfs", "terms.npy", "starts.npy"):
+                self._segment(i, part).unlink()
+
+    def _read_range(
+        self, tables: list[tuple[np.ndarray, np.ndarray]], t0: int, t1: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every segment's postings of terms ``t0 <= t < t1``, segment after segment."""
+        terms, docs, tfs = [], [], []
+        for i, (run_terms, starts) in enumerate(tables):
+            lo, hi = np.searchsorted(run_terms, [t0, t1])
+            start, end = int(starts[lo]), int(starts[hi])
+            if start == end:
+                continue
+            terms.append(np.repeat(run_terms[lo:hi], np.diff(starts[lo : hi + 1])))
+            docs.append(
+                np.fromfile(self._segment(i, "docs"), np.int32, end - start, offset=4 * start)
+            )
+            tfs.append(
+                np.fromfile(self._segment(i, "tfs"), np.float32, end - start, offset=4 * start)
+            )
+        if not terms:
+            return np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.float32)
+        return np.concatenate(terms), np.concatenate(docs), np.concatenate(tfs)
+
+
+@contextmanager
+def _npy_out(path: Path, dtype: type, n: int) -> Iterator[BinaryIO]:
+    """An ``.npy`` file of ``n`` items of ``dtype``, written front to back (never mapped)."""
+    kind = np.dtype(dtype)
+    with path.open("wb") as out:
+        header = {"descr": np.lib.format.dtype_to_descr(kind), "fortran_order": False}
+        np.lib.format.write_array_header_1_0(out, {**header, "shape": (n,)})
+        body = out.tell()
+        yield out
+        if out.tell() - body != n * kind.itemsize:
+            raise AssertionError(f"{path}: wrote {out.tell() - body} bytes, not {n} items")

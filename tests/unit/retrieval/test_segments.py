@@ -1,0 +1,67 @@
+"""The out-of-core build: many segments on disk give the very index one in-memory pass gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from searchain.eval.datasets import musique_hops, pooled_corpus
+from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.segments import MemoryBudgetError, parse_size
+
+MATRIX = ["data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy", "term_max.npy"]
+
+
+@pytest.fixture(scope="module")
+def shared_builds(shared_data, tmp_path_factory):
+    corpus = pooled_corpus(shared_data)
+    root = tmp_path_factory.mktemp("segments")
+    stages: list[str] = []
+    small = BM25Index.build(corpus, root / "small", memory=1 << 20, stage=stages.append)
+    whole = BM25Index.build(corpus, root / "whole", memory=4 << 30)
+    return corpus, small, whole, stages
+
+
+def test_a_tiny_budget_builds_the_same_index_as_one_pass(shared_builds, shared_data):
+    _, small, whole, stages = shared_builds
+    segments = int(stages[0].split(", ")[1].split()[0])
+    assert segments >= 10, stages  # the budget forced many segments
+    for name in [*MATRIX, "vocab.index.json"]:
+        assert (small.path / "bm25" / name).read_bytes() == (
+            whole.path / "bm25" / name
+        ).read_bytes()
+    assert (small.path / "passages.jsonl").read_bytes() == (
+        whole.path / "passages.jsonl"
+    ).read_bytes()
+    queries = [h.question for h in musique_hops(shared_data, "tune")]
+    assert small.search_batch(queries, k=5) == whole.search_batch(queries, k=5)
+    assert [small.search(q, k=3) for q in queries[:50]] == [
+        whole.search(q, k=3) for q in queries[:50]
+    ]
+
+
+def test_a_memory_mapped_index_reads_every_passage_back(shared_builds):
+    corpus, small, _, _ = shared_builds
+    loaded = BM25Index.load(small.path)
+    assert isinstance(loaded._offsets, np.memmap)
+    assert all(isinstance(a, np.memmap) for a in loaded._matrix.scores.values())
+    assert isinstance(loaded._matrix.term_max, np.memmap)
+    assert [loaded.passage(i) for i in range(len(loaded))] == [
+        type(p)(p.id, p.title, p.text, 0.0) for p in corpus
+    ]
+    assert "every checksum matches" in BM25Index.verify(small.path)
+
+
+@pytest.mark.parametrize(
+    ("text", "size"), [("4GiB", 4 << 30), ("512MiB", 512 << 20), ("2G", 2 << 30), ("1500", 1500)]
+)
+def test_sizes_are_read_as_people_write_them(text, size):
+    assert parse_size(text) == size
+
+
+def test_a_budget_that_is_too_small_or_unreadable_is_one_line(tmp_path):
+    with pytest.raises(MemoryBudgetError, match="cannot read the size '4 apples'"):
+        parse_size("4 apples")
+    with pytest.raises(MemoryBudgetError, match="too small to build an index: give at least 1 MiB"):
+        BM25Index.build([], tmp_path / "index", memory=1000)
+    assert not any(tmp_path.iterdir())  # nothing left behind

@@ -197,7 +197,7 @@ def test_cli_indexes_into_elasticsearch(es_url, tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert "indexed 25 passages into Elasticsearch index cli-test" in done.stderr
+    assert "indexed 25 passages (jsonl) into Elasticsearch index cli-test" in done.stderr
     assert retriever(es_url, "cli-test").search("word7")[0].id == "p7"
 
 

@@ -319,7 +319,7 @@ class BM25Index:
             if stage:
                 stage(
                     f"writing the score matrix: {len(matrix.vocab):,} terms, "
-                    f"{matrix.segments + 1} segment(s)"
+                    f"{matrix.pending_segments} segment(s)"
                 )
             matrix.write(tmp / "bm25", k1, b)
             (tmp / "segments").rmdir()

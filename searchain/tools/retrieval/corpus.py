@@ -25,9 +25,9 @@ import io
 import json
 import sys
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 
@@ -145,8 +145,7 @@ class Corpus:
 
     def __iter__(self) -> Iterator[Passage]:
         ids = _IdCheck()
-        records = self._tsv() if self.format == "tsv" else self._json(_ID_KEY[self.format])
-        for number, passage_id, title, text in records:
+        for number, passage_id, title, text in self._records():
             where = f"{self.path}:{number}"
             if not text.strip():
                 raise CorpusError(f'{where}: missing or empty "text"')
@@ -159,6 +158,10 @@ class Corpus:
         if repeat is not None:
             passage_id, first, again = repeat
             raise CorpusError(f"{self.path}:{again}: id {passage_id!r} repeats line {first}")
+
+    def _records(self) -> Iterator[tuple[int, str, str, str]]:
+        """``(line, id, title, text)`` of every record, in the file's format."""
+        return self._tsv() if self.format == "tsv" else self._json(_ID_KEY[self.format])
 
     def _json(self, key: str) -> Iterator[tuple[int, str, str, str]]:
         for number, raw in self._lines():
@@ -216,8 +219,7 @@ class Corpus:
     def _id_at(self, numbers: set[int]) -> dict[int, str]:
         """The ids on the given line numbers, read again from the file."""
         found: dict[int, str] = {}
-        records = self._tsv() if self.format == "tsv" else self._json(_ID_KEY[self.format])
-        for number, passage_id, _, _ in records:
+        for number, passage_id, _, _ in self._records():
             if number in numbers:
                 found[number] = clean_text(passage_id)
                 if len(found) == len(numbers):
@@ -241,7 +243,9 @@ class _IdCheck:
         self._hashes.append(id_hash(passage_id))
         self._lines.append(line)
 
-    def first_repeat(self, ids_at: Any) -> tuple[str, int, int] | None:
+    def first_repeat(
+        self, ids_at: Callable[[set[int]], dict[int, str]]
+    ) -> tuple[str, int, int] | None:
         """``(id, first line, repeating line)`` of the earliest repeat, or None.
 
         ``ids_at(line numbers)`` reads ids back to tell a real repeat from a hash collision.

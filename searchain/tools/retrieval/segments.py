@@ -84,6 +84,11 @@ class ScoreMatrixBuilder:
         self._df = np.zeros(0, dtype=np.int64)
 
     @property
+    def pending_segments(self) -> int:
+        """Segments written, and the one still in memory if it holds a passage."""
+        return self.segments + (self.n_docs > self._segment_start)
+
+    @property
     def n_docs(self) -> int:
         """Passages added so far."""
         return len(self._lengths)

@@ -4,7 +4,7 @@ Run (not in CI; hours, tens of GB of disk):
     .venv/bin/python benchmarks/scale_corpus.py --passages 21000000 --out /big/psgs_21m.tsv.zst
     ES_HEAP=auto scripts/elasticsearch.sh start     # the heap Elasticsearch sizes for itself
     .venv/bin/python benchmarks/scale.py --corpus /big/psgs_21m.tsv.zst --work /big/work \\
-        --sizes 1000000 10000000 21000000 [--memory 4GiB] [--skip-es-above 10000000]
+        --sizes 1000000 10000000 21000000 [--memory 4GiB] [--skip-es-above 10000000] [--keep]
 
 Each size is the first N passages of the corpus file (read through ``read_corpus``: the DPR TSV
 reader, zstd), so sizes share their real passages and their queries' answers. Both backends use
@@ -15,7 +15,9 @@ queries: private memory, and pages of the mapped index the kernel may drop). Ela
 figures are its server's (one node; ``VmHWM``). Queries: MuSiQue gold sub-questions and
 HotpotQA questions of the tuning split (300), one client thread one query at a time (q/s, p50,
 p95), then all 300 as one batch (``search_batch``; Elasticsearch ``_msearch``). Each index is
-deleted once measured, to leave the disk for the next. Prints figures; asserts nothing.
+deleted once measured, to leave the disk for the next, unless ``--keep``: then a later run with
+``--keep`` measures the kept indexes again without building them (both backends' queries in one
+run, e.g. on a quieter machine). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -126,6 +128,11 @@ def main() -> None:
     parser.add_argument("--data", default=None)
     parser.add_argument("--es-url", default=os.environ.get("ES_URL", ""))
     parser.add_argument("--skip-es-above", type=int, default=sys.maxsize)
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep each embedded index; a later run with --keep queries it again, unbuilt",
+    )
     args = parser.parse_args()
     root = data_dir(args.data)
     queries = [h.question for h in musique_hops(root, "tune")]
@@ -137,21 +144,27 @@ def main() -> None:
     print(f"{len(queries)} queries; build memory budget {memory / 2**30:.1f} GiB", flush=True)
     for size in args.sizes:
         out = args.work / f"embedded-{size}"
-        built = child(BUILD, str(args.corpus), str(size), str(out), str(memory))
+        if args.keep and out.exists():
+            built_line = "build kept from an earlier run"
+        else:
+            built = child(BUILD, str(args.corpus), str(size), str(out), str(memory))
+            built_line = (
+                f"build {built['seconds'] / 60:.1f} min ({size / built['seconds']:,.0f} "
+                f"passages/s), build peak RSS {built['rss_gib']:.2f} GiB"
+            )
         disk = du_gib(out)
         emb = child(QUERY, str(out), str(query_file), str(HERE))
         print(
-            f"[{size:,}] embedded: build {built['seconds'] / 60:.1f} min "
-            f"({size / built['seconds']:,.0f} passages/s), build peak RSS "
-            f"{built['rss_gib']:.2f} GiB, disk {disk:.1f} GiB; load {emb['load_s']:.1f} s; "
+            f"[{size:,}] embedded: {built_line}, disk {disk:.1f} GiB; load {emb['load_s']:.1f} s; "
             f"{emb['cold_qps']:,.0f} q/s cold, {emb['qps']:,.0f} q/s warm, "
             f"p50 {emb['p50_ms']:.2f} ms, p95 {emb['p95_ms']:.2f} ms, "
             f"batch {emb['batch_qps']:,.0f} q/s; after the queries RssAnon "
             f"{emb['RssAnon']:.2f} GiB, RssFile {emb['RssFile']:.2f} GiB",
             flush=True,
         )
-        shutil.rmtree(out.resolve())
-        out.unlink()
+        if not args.keep:
+            shutil.rmtree(out.resolve())
+            out.unlink()
         if size > args.skip_es_above:
             continue
         es_figures(args, size, queries, emb)
@@ -170,10 +183,17 @@ def es_figures(args: argparse.Namespace, size: int, queries: list[str], emb: dic
         ).strip()
     )
     es = ElasticRetriever(ElasticSettings(url=url, index="scale", timeout=600))
-    started = time.perf_counter()
-    es.build(itertools.islice(read_corpus(args.corpus), size), overwrite=True, chunk_size=2000)
-    seconds = time.perf_counter() - started
-    es.client.indices.forcemerge(index="scale", max_num_segments=1, request_timeout=7200)
+    if args.keep and es.client.indices.exists_alias(name="scale") and es.count() == size:
+        built_line = "build kept from an earlier run"
+    else:
+        started = time.perf_counter()
+        passages = itertools.islice(read_corpus(args.corpus), size)
+        es.build(passages, overwrite=True, chunk_size=2000)
+        seconds = time.perf_counter() - started
+        es.client.options(request_timeout=7200).indices.forcemerge(
+            index="scale", max_num_segments=1
+        )
+        built_line = f"build {seconds / 60:.1f} min ({size / seconds:,.0f} passages/s)"
     stats = es.client.indices.stats(index="scale", metric="store")
     disk = stats["_all"]["primaries"]["store"]["size_in_bytes"] / 2**30
     es.search(queries[0])
@@ -181,8 +201,8 @@ def es_figures(args: argparse.Namespace, size: int, queries: list[str], emb: dic
     server = es_server_status()
     agree = sum(a == b for a, b in zip(emb["top"], figures["top"], strict=True)) / len(queries)
     print(
-        f"[{size:,}] elasticsearch: build {seconds / 60:.1f} min ({size / seconds:,.0f} "
-        f"passages/s), server peak RSS {server['VmHWM']:.2f} GiB, disk {disk:.1f} GiB "
+        f"[{size:,}] elasticsearch: {built_line}, server peak RSS {server['VmHWM']:.2f} GiB, "
+        f"disk {disk:.1f} GiB "
         f"(force-merged); {figures['cold_qps']:,.0f} q/s cold, {figures['qps']:,.0f} q/s "
         f"warm, p50 {figures['p50_ms']:.2f} ms, p95 "
         f"{figures['p95_ms']:.2f} ms, batch {figures['batch_qps']:,.0f} q/s; server RssAnon "
@@ -191,7 +211,8 @@ def es_figures(args: argparse.Namespace, size: int, queries: list[str], emb: dic
         f"{emb['batch_qps'] / figures['batch_qps']:.1f}x batched; top-1 agreement {agree:.3f}",
         flush=True,
     )
-    es.client.options(ignore_status=404).indices.delete(index="scale-*")
+    if not args.keep:
+        es.client.options(ignore_status=404).indices.delete(index="scale-*")
 
 
 if __name__ == "__main__":

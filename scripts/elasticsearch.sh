@@ -65,8 +65,16 @@ launch() {  # launch node $1 with the settings saved in its directory; returns a
 start() {
   local nodes=1
   if [ "${1:-}" = --nodes ]; then nodes="${2:?--nodes N}"; fi
-  if [ -f "$STATE/url" ] && curl -sf "$(cut -d, -f1 "$STATE/url")" >/dev/null 2>&1; then
+  if [ -f "$STATE/url" ] && curl -sf --max-time 10 "$(cut -d, -f1 "$STATE/url")" >/dev/null 2>&1; then
     cat "$STATE/url"; return
+  fi
+  if alive_nodes; then  # running but slow to answer: never wipe the data of a live node
+    local first; first="$(cut -d, -f1 "$STATE/url" 2>/dev/null || true)"
+    if [ -n "$first" ] && wait_green "$first" "$(ls -d "$STATE"/node-* | wc -l)" 180; then
+      cat "$STATE/url"; return
+    fi
+    log "a node at $STATE is running but not answering: scripts/elasticsearch.sh stop, then start"
+    exit 1
   fi
   command -v java >/dev/null || { log "no java on PATH: install a JDK 17+"; exit 1; }
   fetch
@@ -113,6 +121,14 @@ start() {
   fi
   log "not green after 180 s; last log lines:"; tail -n 20 "$STATE"/node-*/logs/*.log >&2 || true
   stop; exit 1
+}
+
+alive_nodes() {  # true when a node process of $STATE is running
+  local pid_file
+  for pid_file in "$STATE"/node-*/pid; do
+    [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null && return 0
+  done
+  return 1
 }
 
 wait_green() {  # URL NODES SECONDS

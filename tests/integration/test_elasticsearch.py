@@ -74,12 +74,13 @@ def test_existing_index_needs_overwrite_and_failed_builds_keep_the_old_one(es_ur
     with pytest.raises(ElasticsearchError, match=r"already exists .* pass --overwrite"):
         es.build([Passage("c", "C", "gamma")])
 
-    def broken():
-        yield Passage("c", "C", "gamma text")
-        raise ValueError("corpus.jsonl:2: not valid JSON")
+    def broken():  # fails while both bulk workers are sending
+        for i in range(2500):
+            yield Passage(f"c{i}", "C", "gamma text")
+        raise ValueError("corpus.jsonl:2501: not valid JSON")
 
-    with pytest.raises(ValueError, match=r"corpus\.jsonl:2"):
-        es.build(broken(), overwrite=True)
+    with pytest.raises(ValueError, match=r"corpus\.jsonl:2501"):
+        es.build(broken(), overwrite=True, chunk_size=200, workers=2)
     assert es.count() == 2 and es.search("beta")[0].id == "b"
     assert len(physical_indices(es)) == 1  # the half-built index was deleted
 

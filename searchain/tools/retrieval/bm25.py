@@ -197,7 +197,7 @@ class BM25Index:
             TopK,  # numba: imported when the first query comes
         )
 
-        return TopK(self._matrix.scores, len(self), self._matrix.term_max)
+        return TopK(self._matrix.scores, self._matrix.term_max)
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:

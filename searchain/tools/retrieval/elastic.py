@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from searchain.redact import redact_url
+from searchain.tools.retrieval.elastic_bulk import bulk_load
 from searchain.tools.retrieval.elastic_client import (
     TRANSIENT_STATUS,
     ElasticsearchError,
@@ -220,15 +221,15 @@ class ElasticRetriever:
         chunk_size: int = 1000,
         shards: int = 1,
         replicas: int = 0,
+        workers: int = 2,
         progress: Callable[[int], None] | None = None,
     ) -> int:
         """Index ``passages`` and point the alias at them; return the number indexed.
 
         ``k1``/``b`` default to Elasticsearch's own BM25 values. An existing alias is moved
-        only with ``overwrite``; the previous physical index is then deleted.
+        only with ``overwrite``; the previous physical index is then deleted. ``workers`` bulk
+        requests are in flight at once.
         """
-        from elasticsearch import helpers
-
         from searchain.tools.retrieval.bm25 import check_bm25_parameters
 
         check_bm25_parameters(k1, b)
@@ -252,20 +253,14 @@ class ElasticRetriever:
         self._create(physical, k1=k1, b=b, analyzer=analyzer, shards=shards, replicas=replicas)
         indexed = 0
         try:
-            actions = self._actions(physical, passages)
-            for ok, item in helpers.streaming_bulk(
+            indexed = bulk_load(
                 self.client,
-                actions,
+                self._actions(physical, passages),
                 chunk_size=chunk_size,
-                max_retries=self.settings.retries,
-                initial_backoff=1,
-                raise_on_error=False,
-            ):
-                if not ok:
-                    raise ElasticsearchError(f"Elasticsearch rejected a passage: {item}")
-                indexed += 1
-                if progress and indexed % chunk_size == 0:
-                    progress(indexed)
+                workers=workers,
+                retries=self.settings.retries,
+                progress=progress,
+            )
             if indexed == 0:
                 raise ElasticsearchError("the corpus has no passages")
             self._call("refresh", lambda: self.client.indices.refresh(index=physical))

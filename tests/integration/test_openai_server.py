@@ -26,6 +26,14 @@ pytestmark = pytest.mark.integration
 KEY = "sk-searchain-test"
 
 
+SERVE = """import runpy
+from searchain.tools.llms.cpu_buffers import plain_cpu_buffers
+with plain_cpu_buffers():  # llama.cpp's AMX buffers crash on some AMX machines
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+"""``python -m llama_cpp.server``, its model loaded as searchain loads its own."""
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -39,7 +47,7 @@ def server(local_llm_available, tmp_path_factory):
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
     process = subprocess.Popen(
         [
-            *(sys.executable, "-m", "llama_cpp.server", "--model", smollm2_path()),
+            *(sys.executable, "-c", SERVE, "--model", smollm2_path()),
             *("--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port)),
             *("--api_key", KEY, "--n_ctx", "4096", "--verbose", "false"),
         ],

@@ -30,6 +30,7 @@ from langchain_core.outputs import ChatResult
 from pydantic import PrivateAttr
 
 from searchain.cache import load_once
+from searchain.tools.llms.cpu_buffers import plain_cpu_buffers
 
 MAX_CONTEXT = 8192
 """Context window cap: the model's own length, up to this (a 128k window would allocate its whole
@@ -150,7 +151,8 @@ def load_gguf(path: str, **settings: Any) -> LlamaCppChatModel:
         **GREEDY,
     }
     try:
-        model = LlamaCppChatModel(model_path=path, **{**defaults, **settings})
+        with plain_cpu_buffers():
+            model = LlamaCppChatModel(model_path=path, **{**defaults, **settings})
     except ValueError as exc:  # ChatLlamaCpp wraps llama.cpp's failure in a long message
         raise ValueError(f"cannot load GGUF model {path!r}: {str(exc).splitlines()[0]}") from None
     # Methods alternate prompts (a reasoning prompt, then a reading prompt, then reasoning

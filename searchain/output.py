@@ -2,8 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import Any
+
+UNSTATED = "†"
+"""The mark after a citation whose passage does not state the step citing it."""
+
+
+def unstated_notes(result: dict[str, Any]) -> tuple[str, list[str]]:
+    """The final content with each unstated citation marked ``[n]†``, and one note per mark.
+
+    A note reads "† passage [1] does not state: Leonardo da Vinci" (the cited step's answer):
+    the reader sees at the citation itself that it does not back the sentence.
+    """
+    content = result.get("final_content", "")
+    nodes = {node.id: node for node in result.get("nodes", [])}
+    notes = []
+    for ref in result.get("references", []):
+        if ref.support != "unstated":
+            continue
+        content = re.sub(rf"\[{ref.n}\](?!{UNSTATED})", f"[{ref.n}]{UNSTATED}", content)
+        node = nodes.get(ref.node)
+        answer = node.answer if node is not None else ""
+        notes.append(f"{UNSTATED} passage [{ref.n}] does not state: {answer}")
+    return content, notes
 
 
 def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
@@ -27,9 +50,12 @@ def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
                 "confidence": node.confidence,
                 "calibrated": node.calibrated,
                 "passage_id": node.passage.id if node.passage else None,
+                "passage": asdict(node.passage) if node.passage else None,
+                "theta": node.theta,
                 "unsolved": node.unsolved,
                 "reused": node.reused,
                 "rejected": node.rejected,
+                "support": node.support,
                 "parent": node.parent,
                 "branch": node.branch,
             }
@@ -37,5 +63,6 @@ def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
         ],
         "rounds": result.get("rounds", 0),
         "stop_reason": result.get("stop_reason", ""),
+        "format_failures": list(result.get("format_failures", [])),
         "tree": [asdict(branch) for branch in result.get("branches", [])],
     }

@@ -16,12 +16,24 @@ from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
+from langgraph.channels.ephemeral_value import EphemeralValue
 from langgraph.graph.message import add_messages
 
+from searchain.text import passage_states
 from searchain.types import Passage
 
-KnowledgeSource = Literal["llm", "corrected", "completed"]
-"""Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it."""
+KnowledgeSource = Literal["llm", "corrected", "completed", "edited"]
+"""Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it,
+or a person editing it (``searchain edit``)."""
+
+Support = Literal["stated", "unstated"]
+"""The verdict on a citation: whether the cited passage states the answer of the step citing it."""
+
+FormatFailure = Literal["no_chain", "no_final_content", "no_final_answer", "invalid_action"]
+"""A reply its parser could not read: no Chain-of-Query in it, a chain with no ``[Final Content]``
+(nor an unsolved query to end it), no final answer where the prompt asks for one ("So the answer
+is ..."), a ReAct step with no valid action. The run goes on (a fallback answers), but these are
+where iterative methods silently lose points, so they are counted."""
 
 StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
 """Why reasoning ended: the whole chain passed, the round budget ran out, or no chain was found."""
@@ -90,6 +102,11 @@ class TreeNode:
     read: bool = False
     """Retrieved and read (``passage`` stays ``None`` when IR found nothing). A whole chain is
     read at once, so nodes past a correction keep readings the walk never used."""
+    theta: float | None = None
+    """The confidence threshold Verify weighed ``confidence`` against (set when it did)."""
+    support: Support | None = None
+    """Set when accepted: ``stated`` when ``passage`` states ``answer`` (always, for an answer
+    IR took from it), else ``unstated`` — a citation of this step would not back it."""
 
 
 @dataclass
@@ -120,6 +137,9 @@ class Reference:
     """Passage title."""
     text: str
     """Passage text."""
+    support: Support | None = None
+    """Whether the passage states the cited step's answer (the step's ``support``); ``None``
+    only in results checkpointed before verdicts existed."""
 
 
 @dataclass
@@ -143,6 +163,16 @@ class ThreadSettings:
     no context (a resumed approval on a LangGraph server) runs with these, not the defaults."""
 
 
+@dataclass
+class Edit:
+    """A person's answer for a step of the thread's current question."""
+
+    node: int
+    """The step's node id (``TreeNode.id``)."""
+    answer: str
+    """The answer that replaces the step's; the LLM re-plans from it."""
+
+
 @dataclass(kw_only=True)
 class InputState:
     """What a caller provides."""
@@ -151,6 +181,15 @@ class InputState:
     """The complex question (or claim, for fact checking) to answer."""
     task: str | None = None
     """Prompt family: qa, yesno, factcheck, slot, longform, no_ir; ``None`` uses the context's."""
+
+
+@dataclass(kw_only=True)
+class SearchainInput(InputState):
+    """What a caller provides to SearChain: a question, or an edit of a step of the last one."""
+
+    edit: Annotated[Edit | dict[str, Any] | None, EphemeralValue(object)] = None
+    """Instead of a question: correct a step of the current question (``{"node", "answer"}``)
+    and re-plan from it. Seen by the run it starts only, so a refused edit never lingers."""
 
 
 @dataclass(kw_only=True)
@@ -175,10 +214,12 @@ class OutputState(InputState):
     """Why reasoning ended."""
     history: Annotated[list[Turn], operator.add] = field(default_factory=list)
     """Earlier questions of this thread, oldest first."""
+    format_failures: list[FormatFailure] = field(default_factory=list)
+    """This question's replies its parsers could not read, one entry each, in order."""
 
 
 @dataclass(kw_only=True)
-class State(OutputState, ThreadSettings):
+class State(OutputState, SearchainInput, ThreadSettings):
     """The full working state of one SearChain run."""
 
     question_asked: str = ""
@@ -223,6 +264,8 @@ class ReasoningOutput(InputState):
     """Reasoning steps taken (bounded by ``ircot_max_steps``)."""
     queries: list[str] = field(default_factory=list)
     """The retrieval queries: the question, then each new reasoning sentence."""
+    format_failures: list[FormatFailure] = field(default_factory=list)
+    """The replies its parsers could not read, one entry each, in order."""
 
 
 @dataclass(kw_only=True)
@@ -244,10 +287,31 @@ def checkpoint_serializer() -> Any:
     """
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    types = [(cls.__module__, cls.__name__) for cls in (TreeNode, Branch, Reference, Turn, Passage)]
+    kinds = (TreeNode, Branch, Reference, Turn, Edit, Passage)
+    types = [(cls.__module__, cls.__name__) for cls in kinds]
     return JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
-def accept(node: TreeNode, source: KnowledgeSource, answer: str, step: int) -> TreeNode:
+def accept(
+    node: TreeNode, source: KnowledgeSource, answer: str, step: int, support: Support
+) -> TreeNode:
     """A copy of ``node`` accepted onto the reasoning path as step ``step``."""
-    return replace(node, source=source, answer=answer, step=step)
+    return replace(node, source=source, answer=answer, step=step, support=support)
+
+
+def verdict(node: TreeNode, answer: str, *, long_form: bool, alpha: float) -> Support:
+    """Whether ``node``'s passage states ``answer`` (:func:`searchain.text.passage_states`).
+
+    An answer IR took from the passage (a correction, a completion) is stated by construction
+    and needs no test.
+    """
+    passage = node.passage
+    if passage is not None and passage_states(
+        passage.text if long_form else passage.as_reference(),
+        answer,
+        node.reader_answer,
+        long_form=long_form,
+        alpha=alpha,
+    ):
+        return "stated"
+    return "unstated"

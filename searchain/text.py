@@ -101,6 +101,23 @@ def is_consistent(
     return contains_answer(llm_answer, reader_answer)
 
 
+def passage_states(
+    passage: str, answer: str, reader_answer: str = "", *, long_form: bool, alpha: float
+) -> bool:
+    """Whether ``passage`` states ``answer``: the verdict on a citation of it.
+
+    Short answers, with the normalisation and containment Verify uses: the answer occurs in the
+    passage, or the reader's span does and the answer contains it (the passage says "born in
+    1989", the answer is "He was born in 1989"). Long-form answers: ROUGE-L between the answer
+    and the passage reaches ``alpha``, Verify's own test.
+    """
+    if long_form:
+        return rouge_l(answer, passage) >= alpha
+    if contains_answer(passage, answer):
+        return True
+    return occurs_in(reader_answer, passage) and contains_answer(answer, reader_answer)
+
+
 _ABBREVIATIONS = frozenset(
     [
         "mr",

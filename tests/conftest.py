@@ -74,17 +74,21 @@ class TableReader:
         return [ReaderAnswer(*self.table.get(p.id, ("", 0.0))) for p in passages]
 
 
+PASSAGES = {
+    "spirit": Passage("p1", "Spirit If...", "Spirit If... is the debut album of Kevin Drew."),
+    "drew": Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto, Ontario."),
+    "bus": Passage(
+        "p3",
+        "Toronto Coach Terminal",
+        "Greyhound buses in Toronto leave from the Toronto Coach Terminal.",
+    ),
+}
+"""Three passages of one multi-hop question (passages are frozen: safe to share)."""
+
+
 @pytest.fixture
 def passages() -> dict[str, Passage]:
-    return {
-        "spirit": Passage("p1", "Spirit If...", "Spirit If... is the debut album of Kevin Drew."),
-        "drew": Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto, Ontario."),
-        "bus": Passage(
-            "p3",
-            "Toronto Coach Terminal",
-            "Greyhound buses in Toronto leave from the Toronto Coach Terminal.",
-        ),
-    }
+    return dict(PASSAGES)
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,10 +8,12 @@ import typer
 
 from searchain.cli.ask import ask
 from searchain.cli.common import friendly_errors
+from searchain.cli.edit import edit
 from searchain.cli.evaluate import evaluate
 from searchain.cli.index import index
 from searchain.cli.report import report
 from searchain.cli.resume import resume
+from searchain.cli.show import show
 from searchain.cli.threads import threads
 
 app = typer.Typer(
@@ -23,7 +25,9 @@ for name, command in (
     ("index", index),
     ("ask", ask),
     ("resume", resume),
+    ("edit", edit),
     ("threads", threads),
+    ("show", show),
     ("eval", evaluate),
     ("report", report),
 ):

@@ -17,6 +17,7 @@ from searchain.cli.common import (
     EsTextFieldOption,
     EsTitleFieldOption,
     EsUrlOption,
+    HtmlOption,
     IndexOption,
     check_backend,
 )
@@ -58,6 +59,7 @@ def ask(
         str | None, typer.Option(help="Continue this thread (follow-up question).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    html: HtmlOption = None,
 ) -> None:
     """Answer QUESTION with SearChain and show the cited passages and the reasoning tree."""
     check_backend(backend)
@@ -93,4 +95,4 @@ def ask(
                 )
         preload(context)
         store.record(thread_id, options, question)
-        run(graph, {"question": question, "task": task}, config, context, as_json)
+        run(graph, {"question": question, "task": task}, config, context, as_json, html)

@@ -45,6 +45,12 @@ DbOption = Annotated[
     ),
 ]
 DEFAULT_DB = ".searchain/threads.sqlite"
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Write the answers and their Tree-of-Reasoning into this self-contained HTML page."
+    ),
+]
 
 
 def friendly_errors(command: F) -> F:

@@ -8,8 +8,20 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from searchain.cli.common import err, out
+from searchain.output import UNSTATED, unstated_notes
 
-SOURCE_STYLE = {"llm": "cyan", "corrected": "yellow", "completed": "green", None: "dim"}
+VERDICTS = {
+    "stated": " [green]· states its step[/green]",
+    "unstated": " [red]· does not state its step[/red]",
+}
+"""Each reference's verdict, after its title: does its passage state the step citing it?"""
+SOURCE_STYLE = {
+    "llm": "cyan",
+    "corrected": "yellow",
+    "completed": "green",
+    "edited": "magenta",
+    None: "dim",
+}
 
 
 def show_progress(event: dict[str, Any]) -> None:
@@ -29,6 +41,8 @@ def show_progress(event: dict[str, Any]) -> None:
         err.print(
             f"  {escape(event['query'])} [dim]\\[{escape(str(found))}]{escape(reading)}[/dim]"
         )
+    elif kind == "node_edited":
+        err.print(f"  [magenta]edited[/magenta] {event['before']!r} → {event['after']!r}")
     elif kind == "node_corrected":
         err.print(f"  [yellow]corrected[/yellow] {event['llm']!r} → {event['ir']!r}")
     elif kind == "completion_found_nothing":
@@ -46,9 +60,18 @@ def show_progress(event: dict[str, Any]) -> None:
 def show_result(result: dict[str, Any]) -> None:
     """The answer, the cited content, the references and the Tree-of-Reasoning."""
     out.print(f"[bold]Answer:[/bold] {escape(result.get('answer') or '(none)')}\n")
-    out.print(escape(result.get("final_content", "")) + "\n")
+    content, notes = unstated_notes(result)
+    out.print(escape(content))
+    for note in notes:
+        out.print(f"[red]{escape(note)}[/red]")
+    out.print()
     for ref in result.get("references", []):
-        out.print(f"[bold][{ref.n}][/bold] {escape(ref.title)} [dim]({escape(ref.id)})[/dim]")
+        mark = UNSTATED if ref.support == "unstated" else ""
+        verdict = VERDICTS.get(ref.support, "")
+        out.print(
+            f"[bold]\\[{ref.n}]{mark}[/bold] {escape(ref.title)} [dim]({escape(ref.id)})[/dim]"
+            f"{verdict}"
+        )
         out.print(f"    {escape(ref.text)}")
     if result.get("unresolved_citations"):
         out.print(f"[dim]removed citations to no step: {result['unresolved_citations']}[/dim]")
@@ -64,8 +87,9 @@ def show_result(result: dict[str, Any]) -> None:
         if conf and not node.calibrated:
             conf += " uncalibrated"
         answer = node.answer or node.llm_answer or "?"
+        verdict = f", {node.support}" if node.support else ""
         branches[node.id] = parent.add(
             f"[{SOURCE_STYLE[node.source]}]{escape(node.query)} → {escape(answer)} "
-            f"({label}{conf})[/]"
+            f"({label}{conf}{verdict}, node {node.id})[/]"
         )
     out.print(tree)

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
-from searchain.cli.common import DEFAULT_DB, DbOption
-from searchain.cli.session import context_from, open_threads, preload, run, unfinished
+from searchain.cli.common import DEFAULT_DB, DbOption, HtmlOption
+from searchain.cli.session import open_thread, preload, run, unfinished
 
 
 def resume(
@@ -16,13 +16,12 @@ def resume(
     approve: Annotated[bool, typer.Option(help="Approve the pending correction.")] = False,
     reject: Annotated[bool, typer.Option(help="Reject the pending correction.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    html: HtmlOption = None,
 ) -> None:
     """Continue an interrupted run (Ctrl-C, a crash, or a correction waiting for approval)."""
     from langgraph.types import Command
 
-    store, graph = open_threads(db)
-    context = context_from(store.options(thread))
-    config = {"configurable": {"thread_id": thread}}
+    store, graph, context, config = open_thread(db, thread)
     with store.lock(thread):  # a run still going on this thread is not resumed twice
         state = graph.get_state(config)
         if not unfinished(state):
@@ -38,4 +37,4 @@ def resume(
         elif approve or reject:
             raise ValueError(f"thread {thread!r} has no correction waiting for approval")
         preload(context)
-        run(graph, payload, config, context, as_json)
+        run(graph, payload, config, context, as_json, html)

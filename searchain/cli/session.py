@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
@@ -54,6 +55,13 @@ def open_threads(db: str) -> tuple[Any, Any]:
     return store, build_graph(checkpointer=store.checkpointer())
 
 
+def open_thread(db: str, thread: str) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """``(store, graph, context, config)`` of an existing thread: its own settings, or one line."""
+    store, graph = open_threads(db)
+    context = context_from(store.options(thread))
+    return store, graph, context, {"configurable": {"thread_id": thread}}
+
+
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
     from searchain.context import context_retriever
@@ -74,8 +82,18 @@ def preload(context: Any) -> None:
         loaded.load()
 
 
-def run(graph: Any, payload: Any, config: dict[str, Any], context: Any, as_json: bool) -> None:
-    """Stream one run, checkpointing every step; show the result or what it waits for."""
+def run(
+    graph: Any,
+    payload: Any,
+    config: dict[str, Any],
+    context: Any,
+    as_json: bool,
+    html: Path | None = None,
+) -> None:
+    """Stream one run, checkpointing every step; show the result or what it waits for.
+
+    With ``html``, the finished question's page is written there too.
+    """
     from searchain.output import result_to_json
 
     thread = config["configurable"]["thread_id"]
@@ -110,8 +128,18 @@ def run(graph: Any, payload: Any, config: dict[str, Any], context: Any, as_json:
             f"(confidence {pending['confidence']:.2f}, passage {pending['passage']['id']})\n"
             f"approve or reject with `searchain resume {thread} --approve` / `--reject`"
         )
+        if html is not None:
+            err.print(
+                f"no page yet: once it finishes, `searchain show {thread} --html {html}`",
+                soft_wrap=True,
+            )
         return
     result = state.values
+    if html is not None:
+        from searchain.page import write_page
+
+        write_page(html, [result_to_json(result)])
+        err.print(f"wrote {escape(str(html))}", soft_wrap=True)
     if as_json:
         sys.stdout.write(
             json.dumps({"thread": thread, **result_to_json(result)}, ensure_ascii=False) + "\n"

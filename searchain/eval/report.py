@@ -15,6 +15,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from searchain.eval.figures import citation_figures, format_figures, hop_figures
+from searchain.eval.pages import question_pages
 from searchain.eval.plots import draw_plots, pyplot
 from searchain.eval.runner import SIMULATED, SOURCES, Run, read_results
 from searchain.methods import METHODS
@@ -71,31 +73,13 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     hops = [h for r in results for h in r.get("hops", [])]
     if hops:
         summary["hops"] = hop_figures(hops)
+    read = [r["format_failures"] for r in results if "format_failures" in r]
+    if read:  # results written before failures were recorded have none to count
+        summary["format"] = format_figures(read)
+    cited = [r["citations"] for r in results if "citations" in r]
+    if cited:
+        summary["citations"] = citation_figures(cited)
     return summary
-
-
-def hop_figures(hops: list[dict[str, Any]]) -> dict[str, Any]:
-    """Correction precision and recall, and the misleading rate, over gold-matched hops.
-
-    Precision: corrections that turned a wrong LLM answer into the gold one, of all corrections.
-    Recall: wrong LLM answers corrected into the gold one, of the wrong answers Verify saw.
-    Misleading: right LLM answers a correction turned wrong, of the right answers Verify saw.
-    """
-    verified = [h for h in hops if h["source"] != "completed"]
-    corrected = [h for h in verified if h["source"] == "corrected"]
-    wrong = [h for h in verified if not h["llm_right"]]
-    right = [h for h in verified if h["llm_right"]]
-    fixed = [h for h in corrected if h["final_right"] and not h["llm_right"]]
-    misled = [h for h in corrected if h["llm_right"] and not h["final_right"]]
-    return {
-        "corrections": len(corrected),
-        "precision": len(fixed) / len(corrected) if corrected else None,
-        "recall": len(fixed) / len(wrong) if wrong else None,
-        "wrong_hops": len(wrong),
-        "misleading": len(misled) / len(right) if right else None,
-        "right_hops": len(right),
-        "completions": len(hops) - len(verified),
-    }
 
 
 def ir_effect(
@@ -225,8 +209,26 @@ def _fmt(value: float | None, percent: bool = False) -> str:
     return f"{100 * value:.1f}%" if percent else f"{value:.3f}" if value < 10 else f"{value:.0f}"
 
 
+def _section(title: str, intro: str, columns: list[str], rows: list[list[str]]) -> list[str]:
+    """A report section: its heading, a sentence on what it counts, its table (none if empty)."""
+    if not rows:
+        return []
+    return [
+        "",
+        f"## {title}",
+        "",
+        *([intro, ""] if intro else []),
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
+
+
 def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
-    """Write ``report.md`` and the PNG plots into ``out``; return the files written."""
+    """Write ``report.md`` and the PNG plots into ``out``; return the files written.
+
+    Results that kept their tree (SearChain's) also get one HTML page each, under ``pages/``.
+    """
     pyplot()  # a missing extra fails before anything is read or written
     runs = load_runs(paths)
     keys = list(dict(next(iter(runs))).keys())
@@ -301,23 +303,66 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
                 f"| {names[run]} | {names[base]} | {n} | {_fmt(helped, percent=True)} "
                 f"| {_fmt(misled, percent=True)} |"
             )
-    hop_runs = [run for run in runs if "hops" in summaries[run]]
-    if hop_runs:
-        lines += [
-            "",
-            "## Verify at the hop level (gold sub-questions)",
-            "",
-            "| run | corrections | precision | recall (of wrong hops) | misleading (of right "
-            "hops) | completions |",
-            "|---|---|---|---|---|---|",
-        ]
-        for run in hop_runs:
-            h = summaries[run]["hops"]
-            lines.append(
-                f"| {names[run]} | {h['corrections']} | {_fmt(h['precision'])} "
-                f"| {_fmt(h['recall'])} ({h['wrong_hops']}) | {_fmt(h['misleading'])} "
-                f"({h['right_hops']}) | {h['completions']} |"
-            )
+    lines += _section(
+        "Replies the parsers could not read",
+        "Questions with at least one reply that had no chain, no [Final Content], no final "
+        "answer or no valid ReAct action (a fallback answered instead), and such replies per "
+        "question.",
+        ["run", "main", "questions with one", "per question", "by kind"],
+        [
+            [
+                names[run],
+                _fmt(summaries[run]["main"]),
+                _fmt(f["rate"], percent=True),
+                _fmt(f["per_question"]),
+                ", ".join(f"{k} {n}" for k, n in f["kinds"].items()) or "–",
+            ]
+            for run in runs
+            if (f := summaries[run].get("format"))
+        ],
+    )
+    lines += _section(
+        "Citations: does each cited passage state the step citing it?",
+        "Precision: citations whose passage states their step, of all citations. Recall: "
+        "reasoning steps backed by a stated citation, of all steps on the answers' paths.",
+        ["run", "main", "citations/question", "citation precision", "citation recall"],
+        [
+            [
+                names[run],
+                _fmt(summaries[run]["main"]),
+                _fmt(c["per_question"]),
+                _fmt(c["precision"]),
+                _fmt(c["recall"]),
+            ]
+            for run in runs
+            if (c := summaries[run].get("citations"))
+        ],
+    )
+    lines += _section(
+        "Verify at the hop level (gold sub-questions)",
+        "",
+        [
+            "run",
+            "corrections",
+            "precision",
+            "recall (of wrong hops)",
+            "misleading (of right hops)",
+            "completions",
+        ],
+        [
+            [
+                names[run],
+                str(h["corrections"]),
+                _fmt(h["precision"]),
+                f"{_fmt(h['recall'])} ({h['wrong_hops']})",
+                f"{_fmt(h['misleading'])} ({h['right_hops']})",
+                str(h["completions"]),
+            ]
+            for run in runs
+            if (h := summaries[run].get("hops"))
+        ],
+    )
+    lines += question_pages(runs, names, out)
     plots = draw_plots(runs, names, summaries, out, simulated)
     lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
     report = out / "report.md"

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from searchain.eval.datasets import Record
 from searchain.eval.metrics import (
@@ -30,14 +30,15 @@ from searchain.eval.metrics import (
 )
 from searchain.eval.usage import UsageCounter
 from searchain.methods import Method, get_method
+from searchain.output import result_to_json
 from searchain.state import KnowledgeSource
 from searchain.text import normalize_answer
 from searchain.types import Passage
 
 Run = tuple[tuple[str, Any], ...]
 """A run's configuration as a hashable key (``searchain report`` groups results by it)."""
-SOURCES: tuple[str, ...] = get_args(KnowledgeSource)
-"""Where an accepted SearChain node's answer came from (paper Table 2), in the tables' order."""
+SOURCES: tuple[KnowledgeSource, ...] = ("llm", "corrected", "completed")
+"""The knowledge sources of the paper's Table 2 (a person's edits never happen in an evaluation)."""
 SIMULATED = "simulated"
 """The LLM and reader spec of the simulated models (MuSiQue only; see ``eval.simulated``)."""
 
@@ -213,16 +214,25 @@ def result_line(
         steps = len(path) if path else len(branches[-1].nodes) if branches else 0
         rounds = output.get("rounds", 0)
         sources = Counter(n.source for n in path)
+        references = output.get("references", [])
         extra = {
             "knowledge_sources": {s: sources[s] for s in SOURCES},
             "stop_reason": output.get("stop_reason", ""),
             "hops": hop_outcomes(record, path),
+            # Each reference cites one distinct step: stated references are the steps backed.
+            "citations": {
+                "cited": len(references),
+                "stated": sum(1 for r in references if r.support == "stated"),
+                "steps": len(path),
+            },
         }
         generated = output.get("final_content", "")
+        extra["result"] = result_to_json(output)  # the whole tree: the report's page of it
     # A method with IR has a recall even when it chose not to search (Verify-and-Edit on a
     # confident vote): it retrieved none of the gold paragraphs.
     line["metrics"] = score(record, prediction, retrieved if method.uses_ir else None, generated)
     line["generation"] = generated
+    line["format_failures"] = list(output.get("format_failures", []))
     line.update(
         rounds=rounds,
         steps=steps,

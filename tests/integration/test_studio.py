@@ -109,7 +109,7 @@ def test_studio_serves_the_graph_and_runs_it_with_streaming(server, demo_index):
     client = get_sync_client(url=url)
     [assistant] = [a for a in client.assistants.search() if a["graph_id"] == "searchain"]
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
-    assert set(schemas["input_schema"]["properties"]) == {"question", "task"}
+    assert set(schemas["input_schema"]["properties"]) == {"question", "task", "edit"}
     context_props = schemas["context_schema"]["properties"]
     assert context_props["r_max"]["default"] == 5 and context_props["r_max"]["description"]
     assert context_props["llm"]["type"] == "string"  # objects are hidden from the form
@@ -175,6 +175,39 @@ def test_an_approval_resumed_without_context_keeps_the_threads_settings(server, 
     kinds = [json.loads(line)["kind"] for line in log.read_text().splitlines()]
     # All by the thread's script; the re-planned chain repeats the corrected query (not re-read).
     assert kinds == ["chain", "reader", "chain", "trace"]
+
+
+def test_a_person_edits_a_step_through_the_sdk(server, demo_index):
+    """``input={"edit": ...}`` on a finished thread: the step becomes ``edited`` and the run
+    re-plans from it with the thread's own settings (no context sent again)."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    script = write_script(
+        work / "edit.json",
+        chains=[
+            "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto",
+            "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Cimabue\n"
+            "[Final Content]: So the final answer is Cimabue.",
+        ],
+        trace="He was influenced by Cimabue [1]. So the final answer is Cimabue.",
+    )
+    client = get_sync_client(url=url)
+    thread = client.threads.create()["thread_id"]
+    context = {"llm": f"scripted:{script}", "index": str(demo_index), "reader": "llm"}
+    question = {"question": "Lorenzo Monaco was influenced by which Italian painter?"}
+    first = client.runs.wait(thread, "searchain", input=question, context=context)
+    assert first["nodes"][0]["source"] == "llm" and first["rounds"] == 1
+
+    out = client.runs.wait(thread, "searchain", input={"edit": {"node": 0, "answer": "Cimabue"}})
+    node = out["nodes"][0]
+    assert (node["source"], node["answer"], node["support"]) == ("edited", "Cimabue", "unstated")
+    assert out["rounds"] == 2 and out["branches"][1]["root"] == 0
+    assert out["answer"] == "Cimabue" and out["references"][0]["support"] == "unstated"
+    bad = client.runs.create(thread, "searchain", input={"edit": {"node": 5, "answer": "x"}})
+    client.runs.join(thread, bad["run_id"])
+    assert client.runs.get(thread, bad["run_id"])["status"] == "error"
+    assert client.threads.get_state(thread)["values"]["nodes"][0]["answer"] == "Cimabue"
 
 
 def test_five_runs_on_five_threads_run_at_once(server, demo_index):

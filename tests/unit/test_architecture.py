@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.integrations",
             "searchain.threads",
             "searchain.output",
+            "searchain.page",
         ),
     ),
     ("cli", ("searchain.cli", "searchain.__main__")),

@@ -13,6 +13,7 @@ from searchain.nodes.baselines.steps import majority
 from searchain.nodes.shared import final_answer
 from searchain.prompts.ircot import build_prompt, load_demos
 from searchain.state import ReasoningState
+from searchain.text import extract_final_answer
 from searchain.tools.llms.generate import generate
 from searchain.tools.llms.resolve import resolve_llm
 
@@ -43,6 +44,7 @@ def cot_sc_sample(state: ReasoningState, runtime: Runtime[Context]) -> dict[str,
         for i in range(ctx.sc_samples)
     ]
     answers = [final_answer(s, labels) for s in samples]
+    unread = [s for s in samples if not extract_final_answer(s, labels)]
     best, votes = majority(answers)
     emit(runtime, "cot_sc_voted", answer=answers[best], votes=votes, samples=len(samples))
     return {
@@ -54,4 +56,5 @@ def cot_sc_sample(state: ReasoningState, runtime: Runtime[Context]) -> dict[str,
         "paragraphs": state.paragraphs,
         "queries": state.queries,
         "settings": thread_settings(ctx),
+        "format_failures": state.format_failures + ["no_final_answer"] * len(unread),
     }

@@ -78,6 +78,7 @@ def react_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, An
         observation = _lookup(state, argument)
     else:
         observation = "Invalid action: use Search[entity], Lookup[keyword] or Finish[answer]."
+        update["format_failures"] = [*state.format_failures, "invalid_action"]
     emit(runtime, "react_step", step=n, action=kind or "invalid", argument=argument)
     observed = f"{OBSERVED.format(n=n)}{as_data(observation)}</reference>"
     return {**update, "cot": [*state.cot, f"{written}{observed}\n"]}

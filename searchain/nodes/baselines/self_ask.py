@@ -53,8 +53,11 @@ def self_ask_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str,
         stated = text.rsplit(FINAL, 1)[-1] if FINAL in text else text
         answer = final_answer(f"answer is: {stated}", ctx.task_prompt(state.task).answer_labels)
         emit(runtime, "self_ask_answered", answer=answer)
+        # Neither a follow-up (with IR) nor "So the final answer is:": a reply it cannot read.
+        unread = FINAL not in text
         return {
             **update,
+            "format_failures": state.format_failures + (["no_final_answer"] if unread else []),
             "answer": answer,
             "generation": text.strip(),
             "done": True,

@@ -12,7 +12,7 @@ from searchain.events import emit
 from searchain.nodes.shared import final_answer
 from searchain.prompts.ircot import build_prompt, load_demos
 from searchain.state import ReasoningState
-from searchain.text import strip_tags
+from searchain.text import extract_final_answer, strip_tags
 from searchain.tools.llms.generate import generate
 from searchain.tools.llms.resolve import resolve_llm
 
@@ -41,9 +41,12 @@ def ircot_answer(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, 
     llm = resolve_llm(ctx.llm)
     reply = strip_tags(generate(llm, [HumanMessage(prompt)], stop=stop, max_tokens=max_tokens))
     answer = final_answer(reply, labels)  # one line (stop "\n"): its "answer is", else itself
+    # Direct's reply is the answer; CoT's must say "answer is", as its demonstrations do.
+    unread = not answer if ctx.ircot_answer == "direct" else not extract_final_answer(reply, labels)
     emit(runtime, "ircot_answered", answer=answer)
     return {
         "answer": answer,
         "generation": " ".join([*state.cot, reply]).strip(),
         "settings": thread_settings(ctx),
+        "format_failures": state.format_failures + (["no_final_answer"] if unread else []),
     }

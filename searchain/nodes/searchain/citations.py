@@ -41,7 +41,14 @@ def resolve_citations(
             keep.append(number)
             cited.setdefault(
                 number,
-                Reference(number, node.id, node.passage.id, node.passage.title, node.passage.text),
+                Reference(
+                    number,
+                    node.id,
+                    node.passage.id,
+                    node.passage.title,
+                    node.passage.text,
+                    node.support,
+                ),
             )
         return "".join(f" [{n}]" for n in keep)
 

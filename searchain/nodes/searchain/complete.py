@@ -43,7 +43,7 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     emit(runtime, "node_completed", node=node.id, ir=node.reader_answer)
     return {
         "nodes": state.with_node(
-            accept(node, "completed", node.reader_answer, len(state.path) + 1)
+            accept(node, "completed", node.reader_answer, len(state.path) + 1, "stated")
         ),
         "messages": [HumanMessage(feedback)],
     }

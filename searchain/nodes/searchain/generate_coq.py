@@ -88,6 +88,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                     calibrated=old.calibrated,
                     source=old.source,
                     answer=old.answer,
+                    support=old.support,
                     reused=True,
                 )
             nodes.append(node)
@@ -96,6 +97,11 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         chain.append(node_id)
         parent = node_id
     new = len(nodes) - len(state.nodes)
+    failures = list(state.format_failures)  # a new turn's state starts with none
+    if not parsed.nodes:
+        failures.append("no_chain")
+    elif parsed.final_content is None and not any(item.unsolved for item in parsed.nodes):
+        failures.append("no_final_content")
     emit(
         runtime,
         "chain_generated",
@@ -114,6 +120,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "cursor": 0,
         "settings": thread_settings(ctx),
         "stop_reason": "" if chain else "no_chain",
+        "format_failures": failures,
     }
 
 

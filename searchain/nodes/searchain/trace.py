@@ -47,6 +47,7 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "references": [],  # every output field, even with nothing to cite
             "unresolved_citations": unresolved,
             "stop_reason": stop_reason,
+            "format_failures": state.format_failures + ([] if answer else ["no_final_answer"]),
         }
 
     steps = "\n".join(f"[{node.step}] {node.query} {node.answer}" for node in path)
@@ -60,7 +61,8 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     llm = resolve_llm(ctx.llm)
     reply = generate(llm, [HumanMessage(prompt)], stop=STOP, max_tokens=MAX_TOKENS)
     content, references, unresolved = resolve_citations(reply, path)
-    answer = extract_final_answer(content, labels) or path[-1].answer.strip(" .")
+    stated = extract_final_answer(content, labels)
+    answer = stated or path[-1].answer.strip(" .")  # the last step's answer, when none is stated
     if not references:
         content, references, _ = resolve_citations(compose_content(path, answer), path)
     emit(runtime, "trace_done", references=len(references), unresolved=unresolved)
@@ -70,4 +72,5 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "references": references,
         "unresolved_citations": unresolved,
         "stop_reason": stop_reason,
+        "format_failures": state.format_failures + ([] if stated else ["no_final_answer"]),
     }

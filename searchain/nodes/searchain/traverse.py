@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, context_retriever
 from searchain.events import emit
-from searchain.state import State, TreeNode, accept
+from searchain.state import State, TreeNode
 from searchain.tools.readers.batch import read_many
 from searchain.tools.readers.resolve import resolve_reader
 from searchain.tools.retrieval.batch import search_many
@@ -32,7 +32,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         node = nodes[chain[cursor]]
         if node.step is None and node.source is not None:  # reused from an earlier question
             step += 1
-            nodes[node.id] = accept(node, node.source, node.answer, step)
+            nodes[node.id] = replace(node, step=step)  # as it was, verdict included
             emit(runtime, "node_reused", node=node.id, query=node.query, answer=node.answer)
         cursor += 1
     # Channels a step does not write are not checkpointed again: ``nodes`` only when it changed.

@@ -12,7 +12,7 @@ from langgraph.types import interrupt
 from searchain.context import Context, context_of
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
-from searchain.state import State, accept
+from searchain.state import State, accept, verdict
 from searchain.text import is_consistent, occurs_in
 from searchain.tools.readers.resolve import resolve_reader
 
@@ -30,6 +30,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     node = state.current
     assert node is not None  # route_traverse only sends a node here
     theta = ctx.theta if ctx.theta is not None else resolve_reader(ctx.reader, ctx.llm).threshold
+    node = replace(node, theta=theta)  # kept on the node: why it was accepted, later
     passage = node.passage
     confident = node.confidence is not None and node.confidence > theta
     long_form = ctx.task_prompt(state.task).long_form
@@ -42,6 +43,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha
     )
     step = len(state.path) + 1
+    support = verdict(node, node.llm_answer, long_form=long_form, alpha=ctx.alpha)  # if it stands
     correct = ctx.verify and confident and not consistent and passage is not None
     if correct and ctx.approve_corrections:
         decision = interrupt(
@@ -59,7 +61,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             emit(runtime, "correction_rejected", node=node.id, ir=node.reader_answer)
             kept = replace(node, rejected=node.reader_answer)
             return {
-                "nodes": state.with_node(accept(kept, "llm", node.llm_answer, step)),
+                "nodes": state.with_node(accept(kept, "llm", node.llm_answer, step, support)),
                 "cursor": state.cursor + 1,
             }
     if correct and passage is not None:
@@ -72,12 +74,12 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             reference=passage.as_reference(),
         )
         return {
-            "nodes": state.with_node(accept(node, "corrected", node.reader_answer, step)),
+            "nodes": state.with_node(accept(node, "corrected", node.reader_answer, step, "stated")),
             "messages": [HumanMessage(feedback)],
         }
     emit(runtime, "node_accepted", node=node.id, confident=confident, consistent=consistent)
     return {
-        "nodes": state.with_node(accept(node, "llm", node.llm_answer, step)),
+        "nodes": state.with_node(accept(node, "llm", node.llm_answer, step, support)),
         "cursor": state.cursor + 1,
     }
 

@@ -16,7 +16,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
 from searchain.eval.datasets import Record
-from searchain.eval.report import hop_figures, load_runs, write_report
+from searchain.eval.figures import citation_figures, format_figures, hop_figures
+from searchain.eval.report import load_runs, write_report
 from searchain.eval.runner import EvalSpec, read_results, run_records, score
 from searchain.methods import METHODS, get_method
 from searchain.types import Passage
@@ -219,6 +220,33 @@ def test_hop_figures_by_hand():
     }
 
 
+def test_citation_figures_by_hand():
+    counts = [
+        {"cited": 3, "stated": 2, "steps": 3},  # one citation its passage does not state
+        {"cited": 1, "stated": 1, "steps": 2},  # one step left uncited
+        {"cited": 0, "stated": 0, "steps": 1},  # nothing cited
+    ]
+    assert citation_figures(counts) == {
+        "per_question": pytest.approx(4 / 3),
+        "precision": 0.75,  # 3 of 4 citations stated
+        "recall": 0.5,  # 3 of 6 steps backed by a stated citation
+    }
+    assert citation_figures([{"cited": 0, "stated": 0, "steps": 0}]) == {
+        "per_question": 0.0,
+        "precision": None,
+        "recall": None,
+    }
+
+
+def test_format_figures_by_hand():
+    failures = [[], ["no_chain"], ["invalid_action", "invalid_action", "no_final_answer"], []]
+    assert format_figures(failures) == {
+        "rate": 0.5,  # 2 of 4 questions had an unreadable reply
+        "per_question": 1.0,  # 4 unreadable replies over 4 questions
+        "kinds": {"invalid_action": 2, "no_chain": 1, "no_final_answer": 1},
+    }
+
+
 def line(
     method: str,
     qid: str,
@@ -262,6 +290,11 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
         line("searchain", "q3", True, (1, 1, 0), rounds=2),
         line("searchain", "q4", True, (0, 0, 2), rounds=3),
     ]
+    for result, (cited, stated) in zip(with_ir, [(2, 1), (1, 1), (0, 0), (2, 2)], strict=True):
+        result["citations"] = {"cited": cited, "stated": stated, "steps": result["steps"]}
+        result["format_failures"] = []
+    with_ir[1]["format_failures"] = ["no_final_content", "no_final_answer"]
+    with_ir[0]["result"] = {"question": "What is item 1?", "answer": "Thing 1", "nodes": []}
     without = [line("searchain-no-ir", f"q{i}", i in (1, 2)) for i in range(1, 5)]
     full.write_text("".join(json.dumps(r) + "\n" for r in with_ir))
     no_ir.write_text("".join(json.dumps(r) + "\n" for r in without))
@@ -283,6 +316,20 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
     # 8 steps: 4 LLM, 2 corrected, 2 completed.
     assert "| searchain (simulated) | 50.0% | 25.0% | 25.0% |" in md
     assert "| searchain (simulated) | searchain-no-ir (simulated) | 4 | 50.0% | 25.0% |" in md
+    # Citations: 2 + 1 + 0 + 2 cited, 1 + 1 + 0 + 2 stated, 8 steps; no-IR runs cite nothing.
+    assert "| searchain (simulated) | 0.750 | 1.250 | 0.800 | 0.500 |" in md
+    assert "| searchain-no-ir (simulated) | 0.500 |" not in md.split("## Citations")[1]
+    # Format failures: 1 of 4 questions, 2 replies; no-IR lines predate the field: no row.
+    replies = md.split("## Replies the parsers could not read")[1].split("##")[0]
+    assert (
+        "| searchain (simulated) | 0.750 | 25.0% | 0.500 | no_final_answer 1, "
+        "no_final_content 1 |" in replies
+    )
+    assert "searchain-no-ir" not in replies
+    # The one result that kept its tree has its page, linked from the report.
+    assert "- searchain (simulated): [q1](pages/searchain_simulated/q1.html)" in md
+    page = (tmp_path / "report" / "pages" / "searchain_simulated" / "q1.html").read_text()
+    assert '<h1 id="q1-title">What is item 1?</h1>' in page and "Thing 1" in page
 
 
 def test_report_without_a_no_ir_run_says_so_and_refuses_nothing_to_read(tmp_path):

@@ -48,7 +48,7 @@ def test_self_ask_answers_follow_ups_from_retrieval():
         ],
         ircot_k=2,
     )
-    assert out["answer"] == "Toronto" and out["steps"] == 3
+    assert out["answer"] == "Toronto" and out["steps"] == 3 and out["format_failures"] == []
     assert retriever.queries == [
         ("Who is the performer of Spirit If...?", 2),
         ("Where was Kevin Drew born?", 2),
@@ -83,6 +83,13 @@ def test_self_ask_is_forced_to_answer_at_the_step_limit():
     )
     assert out["answer"] == "Kevin Drew" and len(llm.calls) == 3
     assert llm.calls[2][0].text.endswith("So the final answer is:")
+    assert out["format_failures"] == []  # forced at the limit, not unreadable
+
+
+def test_self_ask_reply_with_neither_a_follow_up_nor_a_final_answer_is_counted():
+    out, llm, _ = run("self-ask", ["I would say Toronto, probably."], ircot_k=2)
+    assert len(llm.calls) == 1 and out["answer"] == "I would say Toronto, probably"
+    assert out["format_failures"] == ["no_final_answer"]
 
 
 def test_react_searches_looks_up_and_finishes():
@@ -104,6 +111,7 @@ def test_react_searches_looks_up_and_finishes():
     assert "Observation 3: <reference>No more results.</reference>" in last
     assert "Observation 4: <reference>Invalid action" in last
     assert last.endswith("Thought 5:") and llm.stops[0] == ["\nObservation 1", "\nQuestion:"]
+    assert out["format_failures"] == ["invalid_action"]  # step 4's Dance[now]
 
 
 def test_react_is_forced_to_finish_at_the_step_limit():
@@ -121,6 +129,11 @@ def test_cot_sc_takes_the_majority_of_sampled_chains():
     assert out["paragraphs"] == [] and out["queries"] == []
     assert out["answer"] == "Toronto" and out["cot"] == samples and retriever.queries == []
     assert len(llm.calls) == 5 and all(stop == ["\n"] for stop in llm.stops)
+    assert out["format_failures"] == []
+    samples[1] = "Drew sings in Paris."  # no "answer is": voted as itself, and counted
+    samples[3] = "Rome."
+    out, _, _ = run("cot-sc", samples)
+    assert out["answer"] == "Toronto" and out["format_failures"] == ["no_final_answer"] * 2
 
 
 def test_verify_and_edit_leaves_a_confident_vote_alone():

@@ -108,7 +108,16 @@ def test_cot_answer_step_extracts_the_stated_answer():
         CountingRetriever(),
         ircot_answer="cot",
     )
-    assert out["answer"] == "Giotto"
+    assert out["answer"] == "Giotto" and out["format_failures"] == []
+    # A CoT reply that never says "answer is" is answered by its whole line, and counted.
+    out, _, _ = run(
+        ["So the answer is Giotto.", "He trained with Giotto."],
+        CountingRetriever(),
+        ircot_answer="cot",
+    )
+    assert out["answer"] == "He trained with Giotto" and out["format_failures"] == [
+        "no_final_answer"
+    ]
 
 
 def test_bad_ircot_settings():
@@ -126,6 +135,7 @@ def test_no_retrieval_answers_closed_book_at_once():
     out, steps, llm = run(["Giotto"], retriever, ircot_k=0)
     assert steps == ["ircot_answer"] and retriever.queries == []
     assert out["answer"] == "Giotto" and not out.get("paragraphs")
+    assert out["format_failures"] == []  # Direct's reply is the answer itself
     assert "Wikipedia Title" not in llm.calls[0][0].text.split("Q: Who influenced")[-1]
     assert llm.calls[0][0].text.endswith("Q: Who influenced Lorenzo Monaco?\nA:")
 

@@ -49,6 +49,9 @@ def test_follow_up_question_sees_the_earlier_turn_and_reuses_its_nodes(passages)
     assert retriever.queries == [Q1, "Where do buses leave?"]  # Q1 was not searched again
     reused = second["nodes"][0]
     assert reused.reused and reused.source == "llm" and reused.passage.id == "p2"
+    assert reused.support == "unstated"  # its verdict travels with it: p2 says Toronto
+    # Each question counts its own unreadable replies (neither chain had [Final Content]).
+    assert first["format_failures"] == second["format_failures"] == ["no_final_content"]
     assert [r.id for r in second["references"]] == ["p3"]
     assert second["answer"] == "Toronto Coach Terminal" and second["rounds"] == 1
     state = graph.get_state(config("t")).values

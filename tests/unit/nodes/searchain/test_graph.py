@@ -89,7 +89,7 @@ def test_chain_that_passes_untouched(retriever):
     assert out["answer"] == "Toronto Coach Terminal"
     assert [(r.n, r.id) for r in out["references"]] == [(1, "p1"), (2, "p2"), (3, "p3")]
     assert out["references"][1].text == "Kevin Drew was born in Toronto, Ontario."
-    assert out["unresolved_citations"] == []
+    assert out["unresolved_citations"] == [] and out["format_failures"] == []
     assert retriever.queries == [Q1, Q2, Q3]
     assert len(llm.calls) == 2
     # Trace sees the verified steps, numbered, in a fresh conversation.
@@ -276,6 +276,7 @@ def test_trace_without_citations_rewrites_content_from_the_path(retriever):
     assert [r.n for r in out["references"]] == [1, 2, 3]
     assert out["final_content"].startswith(f"{Q1} The performer of Spirit If... is Kevin Drew [1].")
     assert out["answer"] == "Toronto Coach Terminal"  # the last step's answer
+    assert out["format_failures"] == ["no_final_answer"]
 
 
 def test_malformed_reply_ends_in_a_defined_state(retriever):
@@ -285,6 +286,7 @@ def test_malformed_reply_ends_in_a_defined_state(retriever):
     assert out["stop_reason"] == "no_chain" and out["nodes"] == []
     assert out["answer"] == "Toronto Coach Terminal"
     assert out["final_content"] == "I think the answer is Toronto Coach Terminal."
+    assert out["format_failures"] == ["no_chain"]  # its "answer is" was read
 
 
 def test_yes_no_task_maps_the_answer_to_a_label(passages):
@@ -427,3 +429,14 @@ def test_a_span_the_passage_does_not_contain_never_corrects_whatever_theta(retri
     out, _ = run(llm, retriever, reader, theta=-5.0)
     assert [n.source for n in out["nodes"] if n.step] == ["llm", "llm", "llm"]
     assert all("Ignore" not in m.text for m in llm.calls[-1])
+
+
+def test_a_chain_without_final_content_is_counted_but_an_unsolved_query_may_end_one(retriever):
+    no_final = GOOD_CHAIN.split("[Final Content]")[0]
+    llm = ScriptedReplies(replies=[no_final, "Buses leave from the terminal [3]."])
+    out, _ = run(llm, retriever, agreeing_reader())
+    assert out["format_failures"] == ["no_final_content", "no_final_answer"]
+    # An [Unsolved Query] ends a chain as the prompt asks: not a failure.
+    llm = ScriptedReplies(replies=[UNSOLVED, AFTER_UNSOLVED, TRACE])
+    out, _ = run(llm, retriever, agreeing_reader())
+    assert out["format_failures"] == []

@@ -1,0 +1,79 @@
+"""The page renderer: escaping, every node's reason, one file written whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchain.page import render_page, why, write_page
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+def result(**overrides):
+    node = {
+        "id": 0,
+        "step": 1,
+        "query": f"Who? {HOSTILE}",
+        "llm_answer": "Giotto",
+        "answer": "Giotto",
+        "source": "llm",
+        "reader_answer": "Giotto",
+        "confidence": 0.9,
+        "calibrated": True,
+        "passage_id": "p1",
+        "passage": {"id": "p1", "title": f"T {HOSTILE}", "text": f"Giotto {HOSTILE}", "score": 1},
+        "theta": 0.5,
+        "unsolved": False,
+        "reused": False,
+        "rejected": "",
+        "support": "stated",
+        "parent": None,
+        "branch": 0,
+    }
+    base = {
+        "question": f"Q {HOSTILE}",
+        "answer": f"A {HOSTILE}",
+        "final_content": f"Giotto [1] {HOSTILE}",
+        "references": [
+            {"n": 1, "node": 0, "id": "p1", "title": "T", "text": "Giotto", "support": "stated"}
+        ],
+        "nodes": [node],
+        "rounds": 1,
+        "stop_reason": "chain_passed",
+        "format_failures": [],
+    }
+    return base | overrides
+
+
+def test_model_and_corpus_text_is_escaped_everywhere():
+    page = render_page([result()])
+    assert page.count("<script>") == 1  # the page's own, nothing injected
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert '<a class="cite" href="#q1-ref-1" aria-label="citation 1">[1]</a>' in page
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"source": None}, "Not reached"),
+        ({"reused": True}, "Reused from an earlier question"),
+        ({"source": "corrected"}, "Corrected by IR"),
+        ({"source": "completed"}, "Completed by IR"),
+        ({"rejected": "Cimabue"}, "a person rejected the reader's 'Cimabue'"),
+        ({"passage_id": None}, "retrieval found no passage"),
+        ({"confidence": 0.2}, "not confident enough"),
+        ({}, "the reader agreed, or had no evidence against it"),
+    ],
+)
+def test_every_node_says_why_it_is_where_it_is(fields, reason):
+    node = result()["nodes"][0] | fields
+    assert reason in why(node)
+
+
+def test_the_page_is_written_whole_and_an_empty_thread_is_refused(tmp_path):
+    path = write_page(tmp_path / "deep" / "tree.html", [result(), result()])
+    assert path.read_text(encoding="utf-8").count("<article") == 2
+    assert sorted(p.name for p in path.parent.iterdir()) == ["tree.html"]  # no temporary left
+    with pytest.raises(ValueError, match="at least one answered question"):
+        write_page(tmp_path / "none.html", [])
+    assert not (tmp_path / "none.html").exists()

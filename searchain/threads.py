@@ -27,6 +27,8 @@ from searchain.state import STATE_VERSION, checkpoint_serializer
 
 DEFAULT_DB = ".searchain/threads.sqlite"
 BUSY_SECONDS = 60.0
+LANGGRAPH_CHECKPOINT_COLUMNS = {"thread_id", "checkpoint_ns", "checkpoint_id", "checkpoint"}
+"""Columns of LangGraph's SQLite ``checkpoints`` table that tell it from another program's."""
 """How long a SQLite writer waits for another process's write to finish."""
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 POSTGRES_HINT = "PostgreSQL threads need: pip install 'searchain[postgres]'"
@@ -134,7 +136,7 @@ class SqliteThreadStore(ThreadStore):
                 f"cannot open {self.path} ({exc}): pass a --db in a writable directory"
             ) from None
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master")}
-        if tables and not tables & {"searchain_threads", "checkpoints"}:
+        if tables and not ("searchain_threads" in tables or self._langgraph_checkpoints()):
             names = ", ".join(sorted(tables)[:5])
             raise ValueError(
                 f"{self.path} is another program's SQLite database (tables: {names}): "
@@ -145,6 +147,15 @@ class SqliteThreadStore(ThreadStore):
         # committed step); WAL keeps that to one append per step.
         self._query("PRAGMA synchronous=FULL")
         self._create_table("REAL")
+
+    def _langgraph_checkpoints(self) -> bool:
+        """Whether the file's ``checkpoints`` table is LangGraph's.
+
+        Another program may have one of its own, which LangGraph's saver fails on ("no such
+        column: thread_id").
+        """
+        columns = {row[1] for row in self._query("PRAGMA table_info(checkpoints)")}
+        return columns >= LANGGRAPH_CHECKPOINT_COLUMNS
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:

@@ -156,6 +156,7 @@ def test_eight_processes_five_questions_each_on_one_sqlite_file(demo, tmp_path):
     ("make", "fragment"),
     [
         ("foreign", "another program's SQLite database"),
+        ("foreign-checkpoints", "another program's SQLite database"),
         ("under-a-file", "cannot open"),
         ("garbage", "not a SQLite database"),
     ],
@@ -167,6 +168,10 @@ def test_unusable_db_files_fail_in_one_line(demo, tmp_path, make, fragment):
         target = tmp_path / "other.db"
         with sqlite3.connect(target) as conn:
             conn.execute("CREATE TABLE invoices (id INTEGER)")
+    elif make == "foreign-checkpoints":  # its own table of that name, not LangGraph's
+        target = tmp_path / "game.db"
+        with sqlite3.connect(target) as conn:
+            conn.execute("CREATE TABLE checkpoints (level INTEGER, x REAL, y REAL)")
     elif make == "under-a-file":  # a directory that cannot be made (even by root)
         (tmp_path / "a-file").write_text("x")
         target = tmp_path / "a-file" / "t.sqlite"

@@ -1,10 +1,13 @@
-"""A run's result as plain JSON, for ``searchain ask --json`` and result files."""
+"""A run's result as plain JSON, for ``searchain ask --json`` and result files, and back."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
+
+from searchain.state import Reference, TreeNode
+from searchain.types import Passage
 
 UNSTATED = "†"
 """The mark after a citation whose passage does not state the step citing it."""
@@ -66,3 +69,29 @@ def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
         "format_failures": list(result.get("format_failures", [])),
         "tree": [asdict(branch) for branch in result.get("branches", [])],
     }
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def result_from_json(values: dict[str, Any]) -> dict[str, Any]:
+    """A result a server sent as JSON, its nodes and references back in their Python types.
+
+    What :func:`unstated_notes` and the LangChain tool's text read; fields a newer server adds
+    are ignored.
+    """
+    nodes = [
+        TreeNode(
+            **{
+                **_known(TreeNode, node),
+                "passage": Passage(**_known(Passage, node["passage"]))
+                if node.get("passage")
+                else None,
+            }
+        )
+        for node in values.get("nodes", [])
+    ]
+    references = [Reference(**_known(Reference, ref)) for ref in values.get("references", [])]
+    return {**values, "nodes": nodes, "references": references}

@@ -183,3 +183,11 @@ def postgres_db(postgres_server):
     yield f"{base}/{name}"
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def deployment(tmp_path_factory, postgres_server):
+    """The self-hosted server (scripts/server.sh: Aegra, 2 workers, PostgreSQL, Redis)."""
+    from tests.server import serve
+
+    yield from serve(tmp_path_factory.mktemp("server"), postgres_server)

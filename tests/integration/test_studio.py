@@ -230,3 +230,43 @@ def test_five_runs_on_five_threads_run_at_once(server, demo_index):
         client.runs.join(thread, run["run_id"])
         assert client.runs.get(thread, run["run_id"])["status"] == "success"
         assert client.threads.get_state(thread)["values"]["answer"] == "Giotto"
+
+
+def test_mcp_on_langgraph_dev_answers_in_one_line_and_with_the_cited_answer(server, demo_index):
+    from tests.integration.test_server import mcp_session
+
+    url, work = server
+    script = write_script(work / "mcp-script.json")
+    context = {"index": str(demo_index), "llm": f"scripted:{script}", "reader": "llm"}
+
+    async def work_(client):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        unconfigured = await client.call_tool("searchain", {"question": "Who taught Giotto?"})
+        return tools, unconfigured
+
+    tools, unconfigured = mcp_session(url, {}, work_)
+    assert set(tools) == {"searchain", "ircot"}
+    assert "numbered citations" in tools["searchain"].description
+    # No settings on this server: the index error's message, in one line (not its class name).
+    assert unconfigured.is_error
+    [line] = unconfigured.content[0].text.splitlines()
+    assert "is not a searchain index" in line and "searchain index" in line
+
+    # MCP runs each graph's default assistant: a deployment configures that one (or sets
+    # SEARCHAIN_* in the server's environment).
+    from langgraph_sdk import get_sync_client
+
+    client = get_sync_client(url=url)
+    [default] = [a for a in client.assistants.search() if a["graph_id"] == "searchain"]
+    client.assistants.update(default["assistant_id"], context=context)
+
+    async def ask(client):
+        return await client.call_tool("searchain", {"question": "Who influenced Lorenzo Monaco?"})
+
+    try:
+        answer = mcp_session(url, {}, ask)
+    finally:
+        client.assistants.update(default["assistant_id"], context={})
+    assert not answer.is_error
+    assert answer.content[0].text.startswith("Answer: Giotto")
+    assert answer.structured_content["references"][0]["title"] == "Lorenzo Monaco"

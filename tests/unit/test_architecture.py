@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("cli", ("searchain.cli", "searchain.__main__")),
+    ("server", ("searchain.server",)),
 ]
 
 

@@ -10,8 +10,8 @@ The script file: ``{"chains": [...], "trace": "...", "reader": "...", "rules": [
 "delay": 0, "log": "path", "barrier": 0, "barrier_dir": "path"}``; ``rules`` (optional) answer
 any prompt whose last 300 characters match REGEX with REPLY, first match first (how the
 baselines' prompts, told apart by how they end, are scripted). A reply ends where a stop sequence
-of the call begins, as a real model's does. ``log`` (optional) gets one
-JSON line per call, ``delay`` seconds are slept per call, and with ``barrier`` N each first
+of the call begins, as a real model's does. ``log`` (optional) gets one JSON line per call (its
+kind, index and process id), ``delay`` seconds are slept per call, and with ``barrier`` N each first
 chain call waits until N of them have started (in any process) — proof that runs really run
 side by side, with no clock involved.
 """
@@ -19,6 +19,7 @@ side by side, with no clock involved.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 import uuid
@@ -97,17 +98,20 @@ class ScriptedChatModel(BaseChatModel):
         text = text[: min(ends)] if ends else text
         if self.log:
             with open(self.log, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"kind": kind, "index": index}) + "\n")
+                out.write(json.dumps({"kind": kind, "index": index, "pid": os.getpid()}) + "\n")
         time.sleep(self.delay)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
 
     def _wait_for_peers(self) -> None:
-        """Announce this call in ``barrier_dir`` and wait until ``barrier`` calls have."""
+        """Announce this call in ``barrier_dir`` and wait until ``barrier`` calls have.
+
+        The announcement is a file holding the calling process's id.
+        """
         if not self.barrier_dir:
             raise ValueError("scripted LLM: barrier needs barrier_dir")
         folder = Path(self.barrier_dir)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / uuid.uuid4().hex).touch()
+        (folder / uuid.uuid4().hex).write_text(str(os.getpid()))
         deadline = time.monotonic() + self.barrier_timeout
         while sum(1 for _ in folder.iterdir()) < self.barrier:
             if time.monotonic() > deadline:

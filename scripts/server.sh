@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# searchain served to many users: Aegra (an open Agent Protocol server, no licence key) with
+# several worker processes, threads in PostgreSQL, runs queued in Redis, API keys per user.
+#
+#   SEARCHAIN_API_KEYS_FILE=keys.toml scripts/server.sh start   # prints the base URL
+#   scripts/server.sh stop
+#   scripts/server.sh url
+#
+# Settings (environment):
+#   SEARCHAIN_API_KEYS_FILE  required: the TOML key file (docs/server.md; searchain-server-key)
+#   DATABASE_URL             PostgreSQL; unset: a throw-away one from scripts/postgres.sh
+#   REDIS_URL                Redis; unset: a throw-away redis-server (Debian's package) on loopback
+#   SERVER_WORKERS           worker processes (default 2)
+#   SERVER_PORT              port on 127.0.0.1 (default: a free one)
+#   SERVER_PYTHON            Python >= 3.12 for the server's environment (Aegra needs it)
+#   SERVER_VENV              that environment (default .venv-server, kept between starts)
+#   SEARCHAIN_*              the graphs' default settings (index, llm, reader, ...)
+# State (pids, logs, url) in $SERVER_BASE/current; the server's log is $SERVER_BASE/current/log.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+SERVER_BASE="${SERVER_BASE:-/tmp/searchain-server}"
+STATE="$SERVER_BASE/current"
+VENV="${SERVER_VENV:-$ROOT/.venv-server}"
+WORKERS="${SERVER_WORKERS:-2}"
+
+log() { echo "server.sh: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+server_python() {
+  if [ -n "${SERVER_PYTHON:-}" ]; then echo "$SERVER_PYTHON"; return; fi
+  local candidate
+  for candidate in python3.13 python3.12 \
+      $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[23]*/bin/python 2>/dev/null | sort -rV); do
+    # Run it: a pyenv shim exists for versions that are not selected, and fails when run.
+    if "$candidate" -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1; then
+      echo "$candidate"; return
+    fi
+  done
+  die "the server needs Python >= 3.12 (Aegra does): install one, or set SERVER_PYTHON"
+}
+
+# The server's environment, rebuilt when pyproject.toml changes.
+environment() {
+  local stamp; stamp="$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)"
+  if [ -f "$VENV/.stamp" ] && [ "$(cat "$VENV/.stamp")" = "$stamp" ]; then return; fi
+  local python; python="$(server_python)"
+  log "installing the server's environment in $VENV (aegra-api, searchain[server]; a minute or two)"
+  rm -rf "$VENV"
+  "$python" -m venv "$VENV"
+  "$VENV/bin/pip" install -q --upgrade pip >&2
+  PYTHONWARNINGS="ignore:Editable installation" \
+    "$VENV/bin/pip" install -q -e "$ROOT[server,postgres]" >&2
+  echo "$stamp" > "$VENV/.stamp"
+}
+
+redis() {
+  if [ -n "${REDIS_URL:-}" ]; then echo "$REDIS_URL"; return; fi
+  if ! command -v redis-server >/dev/null 2>&1; then
+    [ "$(id -u)" = 0 ] || die "Redis is not installed: apt-get install redis-server (as root), or set REDIS_URL"
+    log "installing Debian's redis-server package"
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >&2
+  fi
+  local port; port="$(free_port)"
+  redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --daemonize yes \
+    --pidfile "$STATE/redis.pid" --logfile "$STATE/redis.log" --dir "$STATE" >/dev/null
+  echo "redis://127.0.0.1:$port/0"
+}
+
+# A PostgreSQL database of the server's own (never the database other tests write threads to).
+database() {
+  if [ -n "${DATABASE_URL:-}" ]; then echo "$DATABASE_URL"; return; fi
+  local cluster; cluster="$("$ROOT/scripts/postgres.sh" start)"
+  "$VENV/bin/python" - "$cluster" <<'EOF' >&2
+import sys, psycopg
+with psycopg.connect(sys.argv[1], autocommit=True) as conn:
+    if not conn.execute("SELECT 1 FROM pg_database WHERE datname = 'searchain_server'").fetchone():
+        conn.execute("CREATE DATABASE searchain_server")
+EOF
+  echo "${cluster%/*}/searchain_server"
+}
+
+start() {
+  if [ -f "$STATE/url" ] && [ -f "$STATE/pid" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null; then
+    cat "$STATE/url"; return
+  fi
+  [ -n "${SEARCHAIN_API_KEYS_FILE:-}" ] \
+    || die "set SEARCHAIN_API_KEYS_FILE to a TOML file of API keys (searchain-server-key makes one)"
+  environment
+  "$VENV/bin/searchain-server-key" "$SEARCHAIN_API_KEYS_FILE" >/dev/null || exit 1
+  rm -rf "$STATE"; mkdir -p "$STATE"
+  local db; db="$(database)"
+  local port="${SERVER_PORT:-$(free_port)}"
+  export DATABASE_URL="$db" AEGRA_CONFIG="$ROOT/aegra.json" RUN_MIGRATIONS_ON_STARTUP=false \
+    LANGGRAPH_STRICT_MSGPACK=true LOG_LEVEL="${LOG_LEVEL:-INFO}" PORT="$port"
+  # The database's tables once, before the workers (started together on an empty database,
+  # they race to create them and one dies).
+  if ! (cd "$STATE" && "$VENV/bin/python" -m searchain.server.prepare) >"$STATE/prepare.log" 2>&1; then
+    local last; last="$(tail -n 1 "$STATE/prepare.log")"
+    case "$last" in
+      error:*) echo "server.sh: ${last#error: }" >&2 ;;
+      *) tail -n 5 "$STATE/prepare.log" >&2; log "preparing the database failed (log: $STATE/prepare.log)" ;;
+    esac
+    exit 1
+  fi
+  export REDIS_URL; REDIS_URL="$(redis)"
+  export REDIS_BROKER_ENABLED=true
+  trap 'stop' ERR
+  (cd "$STATE" && exec setsid "$VENV/bin/uvicorn" aegra_api.main:app --host 127.0.0.1 \
+    --port "$port" --workers "$WORKERS" --timeout-graceful-shutdown 60 >"$STATE/log" 2>&1) &
+  echo $! > "$STATE/pid"
+  local url="http://127.0.0.1:$port"
+  local deadline=$((SECONDS + 180))
+  # Ready when every worker has started (one may fail after another answers) and answers.
+  until [ "$(grep -c "Application startup complete" "$STATE/log")" -ge "$WORKERS" ] \
+      && curl -sf "$url/health" >/dev/null 2>&1; do
+    if ! kill -0 "$(cat "$STATE/pid")" 2>/dev/null || [ $SECONDS -gt $deadline ]; then
+      tail -n 20 "$STATE/log" >&2
+      log "the server did not start (log: $STATE/log)"
+      stop; exit 1
+    fi
+    sleep 0.5
+  done
+  echo "$url" > "$STATE/url"
+  log "ready at $url ($WORKERS workers)"
+  echo "$url"
+}
+
+stop() {
+  if [ -f "$STATE/pid" ]; then
+    local pid; pid="$(cat "$STATE/pid")"
+    # SIGTERM: each worker stops taking work and lets running questions finish (60 s at most).
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 140); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  if [ -f "$STATE/redis.pid" ]; then kill "$(cat "$STATE/redis.pid")" 2>/dev/null || true; fi
+  rm -rf "$STATE"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  url) cat "$STATE/url" ;;
+  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+esac

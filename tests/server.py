@@ -1,0 +1,78 @@
+"""The self-hosted server the tests run against: scripts/server.sh with test keys and settings.
+
+Its default settings are the demo index, a scripted LLM answering "Giotto" and the LLM as reader;
+each user of ``KEYS`` has a key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.conftest import ROOT, require, require_module
+from tests.integration.test_cli import searchain
+
+SERVER = str(ROOT / "scripts" / "server.sh")
+KEYS = {name: f"sk-test-{name}-{uuid.uuid4().hex}" for name in ("alice", "bob")}
+KEYS |= {f"user{i}": f"sk-test-user{i}-{uuid.uuid4().hex}" for i in range(8)}
+"""Each test user's API key (a fresh set per test session)."""
+QUESTION = "Who influenced Lorenzo Monaco?"
+
+
+def write_script(path: Path, **script) -> Path:
+    base = {
+        "chains": ["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto"],
+        "trace": "He was influenced by Giotto [1]. So the final answer is Giotto.",
+        "reader": "Answer: Giotto\nConfidence: 0.9",
+    }
+    path.write_text(json.dumps({**base, **script}))
+    return path
+
+
+@dataclass
+class Deployment:
+    url: str
+    work: Path
+    env: dict[str, str]
+
+    def client(self, user: str):
+        from langgraph_sdk import get_sync_client
+
+        return get_sync_client(url=self.url, api_key=KEYS[user], timeout=300)
+
+
+def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
+    """A deployment started with scripts/server.sh in ``work``, stopped afterwards."""
+    import psycopg
+
+    require_module("langgraph_sdk", "studio")
+    assert searchain("index", "--demo", "--index", str(work / "index")).returncode == 0
+    keys = work / "keys.toml"
+    keys.write_text("[keys]\n" + "".join(f'{u} = "{k}"\n' for u, k in KEYS.items()))
+    name = f"searchain_server_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    env = {
+        **os.environ,
+        "SEARCHAIN_API_KEYS_FILE": str(keys),
+        "SERVER_BASE": str(work / "base"),
+        "DATABASE_URL": f"{postgres_server.rpartition('/')[0]}/{name}",
+        "SEARCHAIN_INDEX": str(work / "index"),
+        "SEARCHAIN_LLM": f"scripted:{write_script(work / 'script.json')}",
+        "SEARCHAIN_READER": "llm",
+        # A killed worker's run is taken up again after its lease: short, for the test.
+        "LEASE_DURATION_SECONDS": "8",
+        "HEARTBEAT_INTERVAL_SECONDS": "2",
+        "REAPER_INTERVAL_SECONDS": "2",
+    }
+    done = subprocess.run([SERVER, "start"], env=env, capture_output=True, text=True, timeout=900)
+    require(done.returncode == 0, f"could not start the server: {done.stderr[-1500:]}")
+    yield Deployment(done.stdout.strip().splitlines()[-1], work, env)
+    subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=120)
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -5,6 +5,7 @@
 #   SEARCHAIN_API_KEYS_FILE=keys.toml scripts/server.sh start   # prints the base URL
 #   scripts/server.sh stop
 #   scripts/server.sh url
+#   scripts/server.sh install   # only its environment and Redis (as .ci/run does before the tests)
 #
 # Settings (environment):
 #   SEARCHAIN_API_KEYS_FILE  required: the TOML key file (docs/server.md; searchain-server-key)
@@ -58,14 +59,17 @@ environment() {
   echo "$stamp" > "$VENV/.stamp"
 }
 
+redis_server() {
+  command -v redis-server >/dev/null 2>&1 && return
+  [ "$(id -u)" = 0 ] || die "Redis is not installed: apt-get install redis-server (as root), or set REDIS_URL"
+  log "installing Debian's redis-server package"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+}
+
 redis() {
   if [ -n "${REDIS_URL:-}" ]; then echo "$REDIS_URL"; return; fi
-  if ! command -v redis-server >/dev/null 2>&1; then
-    [ "$(id -u)" = 0 ] || die "Redis is not installed: apt-get install redis-server (as root), or set REDIS_URL"
-    log "installing Debian's redis-server package"
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >&2
-  fi
+  redis_server
   local port; port="$(free_port)"
   redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --daemonize yes \
     --pidfile "$STATE/redis.pid" --logfile "$STATE/redis.log" --dir "$STATE" >/dev/null
@@ -116,8 +120,11 @@ start() {
   echo $! > "$STATE/pid"
   local url="http://127.0.0.1:$port"
   local deadline=$((SECONDS + 180))
-  # Ready when every worker has started (one may fail after another answers) and answers.
-  until [ "$(grep -c "Application startup complete" "$STATE/log")" -ge "$WORKERS" ] \
+  # Ready when every worker has said it started (one may fail after another answers; the
+  # line is logged at INFO, so a quieter LOG_LEVEL waits for an answer only) and one answers.
+  local started=$WORKERS
+  case "$LOG_LEVEL" in INFO|DEBUG|info|debug) ;; *) started=0 ;; esac
+  until [ "$(grep -c "Application startup complete" "$STATE/log")" -ge "$started" ] \
       && curl -sf "$url/health" >/dev/null 2>&1; do
     if ! kill -0 "$(cat "$STATE/pid")" 2>/dev/null || [ $SECONDS -gt $deadline ]; then
       tail -n 20 "$STATE/log" >&2
@@ -147,5 +154,6 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   url) cat "$STATE/url" ;;
-  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+  install) environment; [ -n "${REDIS_URL:-}" ] || redis_server ;;
+  *) echo "usage: $0 start|stop|url|install" >&2; exit 2 ;;
 esac

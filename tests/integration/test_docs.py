@@ -37,10 +37,19 @@ def test_every_link_between_the_pages_leads_somewhere():
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
 
 
+def test_the_docs_key_file_is_a_working_key_file(tmp_path):
+    from searchain.server.keys import parse_keys
+
+    (toml,) = [block for block in blocks(ROOT / "docs" / "server.md", "toml")]
+    path = tmp_path / "keys.toml"
+    path.write_text(toml, encoding="utf-8")
+    assert sorted(parse_keys(path).values()) == ["alice", "bob"]
+
+
 def test_the_readme_prompt_file_is_a_working_prompt_file(tmp_path):
     from searchain.context import Context
 
-    (toml,) = [block for page in PAGES for block in blocks(page, "toml")]
+    (toml,) = [block for block in blocks(ROOT / "docs" / "python.md", "toml")]
     path = tmp_path / "my_prompts.toml"
     path.write_text(toml, encoding="utf-8")
     ctx = Context(prompts=str(path), task="trivia")
@@ -52,11 +61,18 @@ def test_the_readme_prompt_file_is_a_working_prompt_file(tmp_path):
     assert ctx.task_prompt("slot").answer_labels == ()
 
 
-def test_every_python_block_runs(tmp_path, monkeypatch, capsys, local_llm_available, postgres_db):
+def test_every_python_block_runs(
+    tmp_path, monkeypatch, capsys, local_llm_available, postgres_db, deployment
+):
     import json
+
+    from tests.server import KEYS
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", postgres_db)
+    # docs/server.md's blocks talk to a running server, as its reader's would.
+    monkeypatch.setenv("SEARCHAIN_SERVER_URL", deployment.url)
+    monkeypatch.setenv("SEARCHAIN_API_KEY", KEYS["alice"])
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     tour: dict = {"__name__": "__readme__"}
     run(PAGES[0], tour)
@@ -75,6 +91,9 @@ def test_every_python_block_runs(tmp_path, monkeypatch, capsys, local_llm_availa
     assert {p.id for p in namespace["ircot"]["paragraphs"]} <= corpus.keys()
     printed = capsys.readouterr().out
     assert "Answer:" in printed  # the tool's text
+    # The server's answers (its scripted model says Giotto), through the sdk, RemoteGraph, MCP.
+    assert "Giotto ['Who influenced Lorenzo Monaco?']" in printed
+    assert "Answer: Giotto\n\nHe was influenced by Giotto [1]." in printed
     assert "build_self_ask " in printed and "build_react " in printed  # the baselines ran
 
 

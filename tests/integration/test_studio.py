@@ -233,40 +233,40 @@ def test_five_runs_on_five_threads_run_at_once(server, demo_index):
 
 
 def test_mcp_on_langgraph_dev_answers_in_one_line_and_with_the_cited_answer(server, demo_index):
+    from langgraph_sdk import get_sync_client
+
     from tests.integration.test_server import mcp_session
+    from tests.server import QUESTION
 
     url, work = server
     script = write_script(work / "mcp-script.json")
-    context = {"index": str(demo_index), "llm": f"scripted:{script}", "reader": "llm"}
-
-    async def work_(client):
-        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        unconfigured = await client.call_tool("searchain", {"question": "Who taught Giotto?"})
-        return tools, unconfigured
-
-    tools, unconfigured = mcp_session(url, {}, work_)
-    assert set(tools) == {"searchain", "ircot"}
-    assert "numbered citations" in tools["searchain"].description
-    # No settings on this server: the index error's message, in one line (not its class name).
-    assert unconfigured.is_error
-    [line] = unconfigured.content[0].text.splitlines()
-    assert "is not a searchain index" in line and "searchain index" in line
-
     # MCP runs each graph's default assistant: a deployment configures that one (or sets
-    # SEARCHAIN_* in the server's environment).
-    from langgraph_sdk import get_sync_client
-
+    # SEARCHAIN_* in the server's environment). First without an index, then with one.
     client = get_sync_client(url=url)
     [default] = [a for a in client.assistants.search() if a["graph_id"] == "searchain"]
-    client.assistants.update(default["assistant_id"], context=context)
+    settings = {"llm": f"scripted:{script}", "reader": "llm"}
 
-    async def ask(client):
-        return await client.call_tool("searchain", {"question": "Who influenced Lorenzo Monaco?"})
+    async def list_and_ask(client):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        return tools, await client.call_tool("searchain", {"question": QUESTION})
 
     try:
-        answer = mcp_session(url, {}, ask)
+        client.assistants.update(
+            default["assistant_id"], context={**settings, "index": str(work / "no-index")}
+        )
+        tools, unconfigured = mcp_session(url, {}, list_and_ask)
+        client.assistants.update(
+            default["assistant_id"], context={**settings, "index": str(demo_index)}
+        )
+        _, answer = mcp_session(url, {}, list_and_ask)
     finally:
         client.assistants.update(default["assistant_id"], context={})
+    assert set(tools) == {"searchain", "ircot"}
+    assert "numbered citations" in tools["searchain"].description
+    # The index error's message, in one line (not its class name, not the whole state).
+    assert unconfigured.is_error
+    [line] = unconfigured.content[0].text.splitlines()
+    assert "no-index is not a searchain index" in line and "IndexLoadError" not in line
     assert not answer.is_error
     assert answer.content[0].text.startswith("Answer: Giotto")
     assert answer.structured_content["references"][0]["title"] == "Lorenzo Monaco"

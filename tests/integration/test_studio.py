@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
+from tests.server import write_script
 from tests.tiny_models import make_dpr_reader
 
 LANGGRAPH = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "langgraph"
@@ -79,16 +80,6 @@ def demo_index(server):
     _, work = server
     assert searchain("index", "--demo", "--index", str(work / "index")).returncode == 0
     return work / "index"
-
-
-def write_script(path, **script):
-    base = {
-        "chains": ["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto"],
-        "trace": "He was influenced by Giotto [1]. So the final answer is Giotto.",
-        "reader": "Answer: Giotto\nConfidence: 0.9",
-    }
-    path.write_text(json.dumps({**base, **script}))
-    return path
 
 
 def test_studio_serves_the_graph_and_runs_it_with_streaming(server, demo_index):

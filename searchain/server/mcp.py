@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -46,7 +47,7 @@ server = MCPServer(
 )
 
 
-def caller_client(request: Any) -> Any:
+def caller_client(request: Request | None) -> LangGraphClient:
     """A langgraph-sdk client of this server carrying the MCP caller's own credentials."""
     if request is None:
         raise ToolError("the MCP tools run over HTTP only (no request to answer)")

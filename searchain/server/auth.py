@@ -8,24 +8,21 @@ run and assistant under the user it authenticated, so another user's thread id i
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from langgraph_sdk import Auth
 
-from searchain.server.keys import KeyRing
+from searchain.cache import load_once
+from searchain.server.keys import KEYS_FILE_ENV, KeyRing
 
 auth = Auth()
 """The server's authentication: LangGraph's ``Auth``, which Aegra and langgraph-api both load."""
 
-_ring: KeyRing | None = None
-
 
 def key_ring() -> KeyRing:
     """The key file's users, read once per process (and again whenever the file changes)."""
-    global _ring
-    if _ring is None:
-        _ring = KeyRing.from_environment()
-    return _ring
+    return load_once(("api-keys", os.environ.get(KEYS_FILE_ENV, "")), KeyRing.from_environment)
 
 
 def presented_key(headers: Mapping[str | bytes, str | bytes]) -> str:

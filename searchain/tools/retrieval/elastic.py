@@ -62,15 +62,19 @@ class ElasticRetriever:
         """Run ``request``, retrying transient failures with exponential backoff."""
         from elasticsearch import ApiError, TransportError
 
+        # Once a node has answered that shards are missing, the cluster is up but incomplete,
+        # even if a later attempt times out on a busy or failing node.
+        shards_missing = False
         for attempt in range(self.settings.retries):
             try:
                 return request()
             except (ApiError, TransportError, ShardsMissing) as exc:
                 if not transient(exc):
                     raise self._explain(what, exc) from None
-                if attempt + 1 == self.settings.retries and (
+                shards_missing = shards_missing or (
                     isinstance(exc, ShardsMissing) or shard_failure(getattr(exc, "body", None))
-                ):
+                )
+                if attempt + 1 == self.settings.retries and shards_missing:
                     raise ElasticsearchError(
                         f"Elasticsearch at {self.url} could not reach every shard of "
                         f"{self.settings.index!r} ({what} failed {self.settings.retries} times: "

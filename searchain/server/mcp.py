@@ -25,6 +25,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 from starlette.types import Receive, Scope, Send
 
+from searchain.cache import load_once
 from searchain.integrations import TOOL_DESCRIPTION, format_answer
 from searchain.output import result_from_json, unstated_notes
 
@@ -47,14 +48,20 @@ server = MCPServer(
 )
 
 
-def caller_client(request: Request | None) -> LangGraphClient:
-    """A langgraph-sdk client of this server carrying the MCP caller's own credentials."""
+def server_client(request: Request | None) -> LangGraphClient:
+    """One langgraph-sdk client of this server per process (its connections reused by calls)."""
     if request is None:
         raise ToolError("the MCP tools run over HTTP only (no request to answer)")
     url = str(request.base_url).rstrip("/")
-    bearer = {"authorization": v} if (v := request.headers.get("authorization")) else {}
-    # The sdk sends ``api_key`` as x-api-key (and refuses that header among the others).
-    return get_client(url=url, api_key=request.headers.get("x-api-key"), headers=bearer)
+    # No key of its own: each call carries its caller's (see caller_headers).
+    return load_once(("mcp-client", url), lambda: get_client(url=url, api_key=None))
+
+
+def caller_headers(request: Request | None) -> dict[str, str]:
+    """The MCP caller's credentials, passed on to the run a call starts."""
+    if request is None:
+        return {}
+    return {k: v for k in ("x-api-key", "authorization") if (v := request.headers.get(k))}
 
 
 def as_result(values: Any) -> CallToolResult:
@@ -83,10 +90,14 @@ async def run_graph(graph_id: str, question: str, task: str | None, ctx: Context
     """One stateless run of ``graph_id`` on this server, as the caller."""
     if not question.strip():
         raise ToolError("question is blank: ask a question")
-    async with caller_client(ctx.request_context.request) as client:
-        values = await client.runs.wait(
-            None, graph_id, input={"question": question, "task": task}, raise_error=False
-        )
+    request = ctx.request_context.request
+    values = await server_client(request).runs.wait(
+        None,
+        graph_id,
+        input={"question": question, "task": task},
+        raise_error=False,
+        headers=caller_headers(request),
+    )
     return as_result(values)
 
 

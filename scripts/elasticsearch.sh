@@ -172,7 +172,7 @@ stop() {
 case "${1:-}" in
   start) shift; start "$@" ;;
   stop) stop ;;
-  url) cat "$STATE/url" ;;
+  url) alive_nodes && cat "$STATE/url" ;;
   kill-node) kill_node "${2:-}" ;;
   start-node) start_node "${2:-}" ;;
   *) echo "usage: $0 start [--nodes N]|stop|url|kill-node I|start-node I" >&2; exit 2 ;;

@@ -34,10 +34,21 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# True when this state's server is running and answers (not only when its files are there: a
+# session or CI run killed before its stop leaves them behind, naming a port nobody listens on).
+running() {
+  [ -f "$STATE/url" ] && [ -f "$STATE/data/postmaster.pid" ] || return 1
+  kill -0 "$(head -n 1 "$STATE/data/postmaster.pid")" 2>/dev/null || return 1
+  local url; url="$(cat "$STATE/url")"
+  local port="${url##*:}"; port="${port%%/*}"
+  "$(bindir)/pg_isready" -q -h 127.0.0.1 -p "$port" -t 10
+}
+
 start() {
-  if [ -f "$STATE/url" ] && [ -f "$STATE/data/postmaster.pid" ]; then
+  if running; then
     cat "$STATE/url"; return
   fi
+  stop  # what a killed run left behind
   local bin; bin="$(bindir)"
   rm -rf "$STATE"; mkdir -p "$STATE/data"
   local run=()
@@ -70,6 +81,6 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  url) cat "$STATE/url" ;;
+  url) running && cat "$STATE/url" ;;
   *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
 esac

@@ -89,8 +89,12 @@ EOF
   echo "${cluster%/*}/searchain_server"
 }
 
+running() {  # this state's server is running (a killed session leaves its files behind)
+  [ -f "$STATE/url" ] && [ -f "$STATE/pid" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null
+}
+
 start() {
-  if [ -f "$STATE/url" ] && [ -f "$STATE/pid" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null; then
+  if running; then
     cat "$STATE/url"; return
   fi
   [ -n "${SEARCHAIN_API_KEYS_FILE:-}" ] \
@@ -153,7 +157,7 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  url) cat "$STATE/url" ;;
+  url) running && cat "$STATE/url" ;;
   install) environment; [ -n "${REDIS_URL:-}" ] || redis_server ;;
   *) echo "usage: $0 start|stop|url|install" >&2; exit 2 ;;
 esac

@@ -112,3 +112,42 @@ def test_graph_checkpoints_in_postgres_from_python(passages, postgres_db):
         state = build_graph(checkpointer=saver).get_state(config)
     assert state.values["answer"] == "Toronto" and not state.next
     assert state.values["nodes"][0].passage.id == "p2"  # searchain's types round-trip
+
+
+def test_a_server_left_dead_by_a_killed_run_is_started_again(postgres_server):
+    """A session or CI run killed before its stop leaves the state files of a server that is gone
+    (CI once got such a URL and every PostgreSQL test failed with 'connection refused')."""
+    import shutil
+    import signal
+    import subprocess
+    from pathlib import Path
+
+    import psycopg
+
+    from tests.conftest import ROOT
+
+    script = str(ROOT / "scripts" / "postgres.sh")
+    # Under /tmp itself: as root the server runs as `postgres`, who cannot enter pytest's tmp_path.
+    base = Path("/tmp") / f"searchain-pg-test-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "PG_BASE": str(base)}
+
+    def run(verb):
+        return subprocess.run([script, verb], env=env, capture_output=True, text=True, timeout=300)
+
+    first = run("start")
+    assert first.returncode == 0, first.stderr
+    pid = int((base / "current" / "data" / "postmaster.pid").read_text().split()[0])
+    os.kill(pid, signal.SIGKILL)  # the postmaster only, as a killed session leaves it
+    try:
+        assert run("url").returncode != 0  # gone, so not reported as running
+        again = run("start")
+        assert again.returncode == 0, again.stderr
+        url = again.stdout.strip()
+        with psycopg.connect(url, connect_timeout=30) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+        assert run("url").stdout.strip() == url
+    finally:
+        run("stop")
+        stopped = not (base / "current").exists()
+        shutil.rmtree(base, ignore_errors=True)
+    assert stopped

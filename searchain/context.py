@@ -88,8 +88,9 @@ class Context:
     a larger K for OneR than for IRCoT: 5-15 against 2-8)."""
     ircot_demos: str = "musique"
     """IRCoT and the baselines: few-shot demonstrations, a shipped set (``musique``,
-    ``hotpotqa``, ``2wikimultihopqa``, from each data set's tuning split), a JSON file of the
-    same shape, or ``""`` for none."""
+    ``hotpotqa``, ``2wikimultihopqa``, from each data set's tuning split; ``paper-musique``,
+    ``paper-hotpotqa``, ``paper-2wikimultihopqa``, ``paper-iirc``, IRCoT's published ones), a
+    JSON file of the same shape, or ``""`` for none."""
     ircot_prompt_tokens: int = 3000
     """Token budget of an IRCoT prompt: as many demonstrations as fit beside the instance."""
     sc_samples: int = 5

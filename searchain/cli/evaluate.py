@@ -44,6 +44,13 @@ def evaluate(
         int | None,
         typer.Option("--k", help="Paragraphs per retrieval (IRCoT's K, OneR's K); tune it."),
     ] = None,
+    demos: Annotated[
+        str,
+        typer.Option(
+            help="IRCoT's family's demonstrations: tuning (from the data set's tuning split) "
+            "or paper (IRCoT's published ones)."
+        ),
+    ] = "tuning",
     concurrency: Annotated[int, typer.Option(help="Questions answered at once.")] = 1,
     p: Annotated[
         float | None, typer.Option("--p", help="Simulated LLM: chance of a wrong hop answer.")
@@ -79,6 +86,7 @@ def evaluate(
         u=(u or 0.0) if simulated_llm else u,
         seed=seed if simulated_llm else None,
         k=k,
+        demos=demos,
     )
     check(spec)
     done_ids(out_file, spec)  # a results file of another run fails before anything loads

@@ -65,7 +65,7 @@ def open_thread(db: str, thread: str) -> tuple[Any, Any, Any, dict[str, Any]]:
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
     from searchain.context import context_retriever
-    from searchain.nodes.searchain.dedup import embedder
+    from searchain.tools.embeddings import embedder
     from searchain.tools.llms.resolve import resolve_llm
     from searchain.tools.readers.resolve import resolve_reader
 

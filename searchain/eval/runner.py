@@ -68,6 +68,9 @@ class EvalSpec:
     k: int | None = None
     """Paragraphs per retrieval (IRCoT's K, OneR's K, the baselines' K); ``None``: the
     method's default. Tune it on the tuning split, per data set, as the IRCoT paper did."""
+    demos: str = "tuning"
+    """IRCoT's family's few-shot demonstrations: ``tuning`` (built from the data set's tuning
+    split) or ``paper`` (IRCoT's published ones, appendix G)."""
 
     @property
     def simulated(self) -> bool:
@@ -75,7 +78,7 @@ class EvalSpec:
         return SIMULATED in (self.llm, self.reader)
 
 
-LATER = {"k": None}
+LATER = {"k": None, "demos": "tuning"}
 """Configuration fields added after the first results files, with the value older runs had."""
 
 

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from searchain.context import Context
-from searchain.eval.datasets import FILES, Record, load_records, pooled_corpus, records
+from searchain.eval.datasets import Record, load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.methods import get_method
+from searchain.prompts.ircot import SHIPPED
 
 
 def check(spec: EvalSpec) -> None:
@@ -33,6 +34,12 @@ def check(spec: EvalSpec) -> None:
         value = getattr(spec, name)
         if value is not None and not 0.0 <= value <= 1.0:
             raise ValueError(f"--{name} is a probability: give a value from 0 to 1, got {value}")
+    if spec.demos not in ("tuning", "paper"):
+        raise ValueError(f"unknown demonstrations {spec.demos!r}: use tuning or paper")
+    if spec.demos == "paper" and f"paper-{spec.dataset}" not in SHIPPED:
+        raise ValueError(
+            f"IRCoT published no demonstrations for {spec.dataset}: use --demos tuning"
+        )
     if spec.k is not None and method.k_field is None:
         raise ValueError(f"{spec.method} takes no --k (it retrieves nothing, or always the top 1)")
     if spec.k is not None and not 1 <= spec.k <= 50:
@@ -117,8 +124,10 @@ def eval_context(
         retriever = elastic_index(root, es_url, es_index)
     if method.graph == "searchain":
         return method.context(llm=llm, retriever=retriever, reader=reader)
-    # Few-shot demonstrations from the same data set's tuning split (none for the others).
-    fields: dict[str, Any] = {"ircot_demos": spec.dataset if spec.dataset in FILES else ""}
+    # Few-shot demonstrations of the same data set: built from its tuning split, or IRCoT's
+    # published ones (none for the data sets that have neither).
+    demos = f"paper-{spec.dataset}" if spec.demos == "paper" else spec.dataset
+    fields: dict[str, Any] = {"ircot_demos": demos if demos in SHIPPED else ""}
     if spec.k is not None and method.k_field:
         fields[method.k_field] = spec.k
     return method.context(llm=llm, retriever=retriever, **fields)

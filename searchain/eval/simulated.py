@@ -35,7 +35,10 @@ from searchain.eval.datasets import Record
 from searchain.text import normalize_answer
 from searchain.types import Passage, ReaderAnswer
 
-_QUESTION = re.compile(r'.*\[Question\]: "(?P<q>[^\n]*)"\s*$', re.S)  # the last [Question]
+# The question asked: the figures' slot, in their first line (the demonstrations come after it).
+_QUESTION = re.compile(
+    r'complex (?:question )?\[Question\]\s*:\s*"(?P<q>[^\n]*?)"(?: and|\s*$)', re.M
+)
 _TRACE_QUESTION = re.compile(r'final content for \[Question\]: "(?P<q>[^\n]*)" using')
 _REF = re.compile(r"#(\d+)")
 _OFFER = re.compile(

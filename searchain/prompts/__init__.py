@@ -14,7 +14,9 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["TaskPrompt", "feedback_template", "render", "task_names", "task_prompt"]
+from searchain.text import normalize_answer
+
+__all__ = ["CHAIN_STOP", "TaskPrompt", "feedback_template", "render", "task_names", "task_prompt"]
 
 
 @dataclass(frozen=True)
@@ -35,19 +37,52 @@ class TaskPrompt:
     """Check the chain against IR; ``False`` (``no_ir``) answers from the first chain as written."""
     question_suffix: str = ""
     """Appended to the question in the prompt, as the paper's demonstrations end theirs
-    ("(Yes or No)", "(SUPPORTS or REFUTES)")."""
+    ("(SUPPORTS or REFUTES)?")."""
+    stop: tuple[str, ...] = ()
+    """Where the LLM's chain ends: a new few-shot ``[Question]`` it starts inventing, and the
+    figures' own stop instruction (:data:`CHAIN_STOP` unless the table says otherwise)."""
 
     def prompt(self, question: str) -> str:
-        """The prompt for ``question`` (its suffix added, unless the question already ends so)."""
-        if self.question_suffix and not question.endswith(self.question_suffix):
-            question = f"{question} {self.question_suffix}"
-        return render(self.template, question=question)
+        """The prompt for ``question`` (its suffix added, unless the question already ends so).
+
+        A demonstration of the same question is left out: Fig. 9's "Telemundo is a
+        English-language television network." is a FEVER claim, so asking it must not show its
+        own worked answer.
+        """
+        asked = question.removesuffix(self.question_suffix).strip()
+        if self.question_suffix:
+            question = f"{asked} {self.question_suffix}"
+        return render(_leave_out(self.template, asked, self.question_suffix), question=question)
+
+
+# A demonstration starts at a [Question] line that a first query follows (Fig. 10 restates its
+# question before [Final Content] too: that line starts nothing).
+_DEMO = re.compile(r"^\[Question\][ \t]*:[ \t]*(?P<question>.*)\n(?=\[Query 1\])", re.MULTILINE)
+
+
+def _leave_out(template: str, asked: str, suffix: str) -> str:
+    """``template`` without the demonstration(s) whose question is ``asked``."""
+    starts = list(_DEMO.finditer(template))
+    key = normalize_answer(asked)
+    kept, cursor = [], 0
+    for i, start in enumerate(starts):
+        shown = start.group("question").strip().strip('"').strip()
+        if normalize_answer(shown.removesuffix(suffix).strip().strip('"')) == key:
+            end = starts[i + 1].start() if i + 1 < len(starts) else len(template)
+            kept.append(template[cursor : start.start()])
+            cursor = end
+    return "".join(kept) + template[cursor:]
 
 
 def _load(name: str) -> dict[str, object]:
     text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     return tomllib.loads(text)
 
+
+CHAIN_STOP = ("\n[Question]", "\n[Claim]", "Instruction: Please Stop your generation")
+"""A chain's default stop sequences: a model that continues the few-shot list starts a new
+``[Question]`` line; the figures tell it to stop after an ``[Unsolved Query]`` with
+"Instruction: Please Stop your generation." (Fig. 10)."""
 
 _KEYS = {
     "description",
@@ -57,6 +92,7 @@ _KEYS = {
     "answer_labels",
     "long_form",
     "interactive",
+    "stop",
 }
 
 
@@ -81,6 +117,9 @@ def _parse_tasks(
             raise ValueError(
                 f"{where}: [{name}] needs a template with a {{question}} placeholder (or same_as)"
             )
+        stop = table.get("stop", CHAIN_STOP)
+        if not isinstance(stop, (list, tuple)) or not all(isinstance(x, str) and x for x in stop):
+            raise ValueError(f"{where}: [{name}] stop must be a list of strings (or left out)")
         tasks[name] = TaskPrompt(
             name=name,
             description=str(table.get("description", name)),
@@ -89,6 +128,7 @@ def _parse_tasks(
             long_form=bool(table.get("long_form", False)),
             interactive=bool(table.get("interactive", True)),
             question_suffix=str(table.get("question_suffix", "")),
+            stop=tuple(stop),
         )
     return tasks
 

@@ -2,8 +2,9 @@
 
 Demonstrations ("Wikipedia Title: …" paragraphs, gold and distractors, then ``Q:``/``A:`` with
 the chain of thought) come from ``searchain/data/ircot_demos/<name>.json`` (built from each
-shared data set's tuning split) or a user's file of the same shape; as many as fit the token
-budget are shown, in order. Paragraphs are cut at 350 words in prompts, as in the reference.
+shared data set's tuning split, or IRCoT's published ones) or a user's file of the same shape;
+as many as fit the token budget are shown, in order. Paragraphs are cut at 350 words in prompts,
+as in the reference.
 """
 
 from __future__ import annotations
@@ -22,7 +23,18 @@ from searchain.types import Passage
 
 WORD_CAP = 350
 """Words of a paragraph shown in a prompt (the reference's cap)."""
-SHIPPED = ("musique", "hotpotqa", "2wikimultihopqa")
+SHIPPED = (
+    "musique",
+    "hotpotqa",
+    "2wikimultihopqa",
+    "paper-musique",
+    "paper-hotpotqa",
+    "paper-2wikimultihopqa",
+    "paper-iirc",
+)
+"""The demonstration sets that ship: built from each data set's tuning split, and IRCoT's
+published ones (``paper-*``: appendix G's questions and chains of thought, with the shared
+corpus's paragraphs they name; :mod:`searchain.eval.paper_demos`)."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +54,7 @@ class Demo:
 def load_demos(name: str, *, leave_out: str) -> tuple[Demo, ...]:
     """The demonstrations ``name`` for the question ``leave_out``, which is never among them.
 
-    ``name`` is a shipped set (musique, hotpotqa, 2wikimultihopqa) or a file; ``""`` is none
+    ``name`` is a shipped set (:data:`SHIPPED`) or a file; ``""`` is none
     (zero-shot). The shipped sets come from the data sets' tuning split, so a question evaluated
     on that split may be a demonstration: shown, it would be given its own gold answer. The
     demonstration whose question is ``leave_out`` (compared normalised) is therefore left out,

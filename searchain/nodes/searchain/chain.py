@@ -9,8 +9,11 @@ the reply as a stream of markers rather than as lines, and it:
 * treats a query that gets no answer, or an empty one, as unsolved: there is nothing to verify,
   so retrieval must complete it;
 * folds the prompt's own ``[Unsolved Query]`` example lines into the query they repeat;
-* ignores prose before the first marker and the prompt's "If you (don't) know the answer" lines;
-* stops at a new ``[Question]`` once the chain has started (a model continuing the few-shot list);
+* ignores prose before the first marker, the prompt's "If you (don't) know the answer" lines and
+  its "Instruction: Please Stop your generation." (Fig. 10);
+* stops at a new ``[Question]`` once the chain has started (a model continuing the few-shot list),
+  unless ``[Final Content]`` follows it at once: Fig. 10's demonstrations restate the question
+  there;
 * drops ``[n]`` citation markers from queries and answers (only the final content cites);
 * keeps ``[Final Content]`` when present and ``None`` when missing.
 """
@@ -37,7 +40,9 @@ _MARKER = re.compile(
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
 _PROMPT_ECHO = re.compile(
-    r"^[ \t]*if you (?:don'?t |do not )?know the answer[ \t]*:?[ \t]*$", re.I | re.M
+    r"^[ \t]*if you (?:don'?t |do not )?know the answer[ \t]*:?[ \t]*$"
+    r"|instruction:[ \t]*please stop your generation\.?",
+    re.I | re.M,
 )
 # Starts only where a blank run starts, so a long run is scanned once, not once per blank.
 _CITATION = re.compile(r"(?<![ \t])[ \t]*\[\d+\]")
@@ -93,7 +98,8 @@ def parse_chain(text: str, *, max_nodes: int = 12) -> ParsedChain:
         kind = _kind(match)
         body = _clean(text[match.end() : end], citations=kind == "finalcontent")
         if kind == "question":
-            if nodes or final_content is not None:
+            restated = i + 1 < len(markers) and _kind(markers[i + 1]) == "finalcontent"
+            if (nodes and not restated) or final_content is not None:
                 break
             continue
         if final_content is not None:

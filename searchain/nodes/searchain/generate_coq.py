@@ -18,9 +18,6 @@ from searchain.state import Branch, State, TreeNode, Turn
 from searchain.tools.llms.generate import generate
 from searchain.tools.llms.resolve import resolve_llm
 
-# A chain ends where a model starts inventing the next few-shot example; stopping there saves
-# most of a small model's generation time.
-STOP = ["\n[Question]", "\n[Claim]"]
 MAX_TOKENS = 400
 """Bound on one chain's reply: a dozen query/answer pairs and the final content fit."""
 
@@ -54,7 +51,10 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     new_messages = [] if state.messages else [HumanMessage(_first_prompt(state, ctx))]
     emit(runtime, "round_started", round=state.rounds + 1)
     messages = [*state.messages, *new_messages]
-    reply = generate(resolve_llm(ctx.llm), messages, stop=STOP, max_tokens=MAX_TOKENS)
+    # The task's stops: where a model starts inventing the next few-shot example (stopping there
+    # saves most of a small model's generation time) or obeys the figures' stop instruction.
+    stop = list(ctx.task_prompt(state.task).stop)
+    reply = generate(resolve_llm(ctx.llm), messages, stop=stop, max_tokens=MAX_TOKENS)
     parsed = parse_chain(reply, max_nodes=ctx.max_chain_nodes)
 
     branch_id = len(state.branches)

@@ -123,6 +123,7 @@ def test_each_question_gets_one_self_describing_line(tmp_path):
         "u": None,
         "seed": None,
         "k": None,
+        "demos": "tuning",
     }
     assert first["prediction"] == "Thing 1" and first["simulated"] is False
     metrics = {"cover_em", "cover_em_answer", "cover_em_words", "em", "f1"}  # no recall: no IR

@@ -31,7 +31,9 @@ def test_shipped_demonstrations_are_rebuilt_from_the_tuning_split(dataset, share
 
 
 def test_unknown_or_malformed_demonstrations_are_one_clear_error(tmp_path):
-    with pytest.raises(ValueError, match="neither musique, hotpotqa, 2wikimultihopqa nor a file"):
+    with pytest.raises(
+        ValueError, match=r"neither musique, hotpotqa, 2wikimultihopqa, paper-.* nor a file"
+    ):
         load_demos("trivia", leave_out="")
     bad = tmp_path / "demos.json"
     bad.write_text('[{"question": "q"}]', encoding="utf-8")

@@ -96,6 +96,14 @@ class Context:
     sc_samples: int = 5
     """CoT-SC and Verify-and-Edit: chains of thought sampled per question (the papers sample
     up to 40; 5 keeps a CPU run short)."""
+    auto_cot_demos: str = ""
+    """Auto-CoT: a JSON file of its demonstrations (``[{question, rationale, answer}]``), built
+    from a data set's tuning questions by :func:`searchain.eval.auto_cot.build_auto_cot_demos`
+    (``searchain eval`` builds and caches them); empty: Auto-CoT refuses to run."""
+    tot_samples: int = 3
+    """Tree-of-Thought: next sentences sampled from each kept chain at every step."""
+    tot_breadth: int = 2
+    """Tree-of-Thought: chains kept after each step (the breadth of its breadth-first search)."""
     approve_corrections: bool = False
     """Pause before each IR correction (``interrupt``) until a human approves or rejects it;
     needs a checkpointer."""
@@ -137,6 +145,9 @@ class Context:
         if self.ircot_answer not in ("direct", "cot"):
             raise ValueError(f"ircot_answer must be direct or cot, got {self.ircot_answer!r}")
         bounded = (
+            ("sc_samples", 1),
+            ("tot_samples", 1),
+            ("tot_breadth", 1),
             ("ircot_k", 0),
             ("oner_k", 1),
             ("ircot_max_steps", 0),

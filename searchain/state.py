@@ -29,11 +29,21 @@ or a person editing it (``searchain edit``)."""
 Support = Literal["stated", "unstated"]
 """The verdict on a citation: whether the cited passage states the answer of the step citing it."""
 
-FormatFailure = Literal["no_chain", "no_final_content", "no_final_answer", "invalid_action"]
+FormatFailure = Literal[
+    "no_chain",
+    "no_final_content",
+    "no_final_answer",
+    "invalid_action",
+    "no_subquestions",
+    "no_query",
+    "no_value",
+]
 """A reply its parser could not read: no Chain-of-Query in it, a chain with no ``[Final Content]``
 (nor an unsolved query to end it), no final answer where the prompt asks for one ("So the answer
-is ..."), a ReAct step with no valid action. The run goes on (a fallback answers), but these are
-where iterative methods silently lose points, so they are counted."""
+is ..."), a ReAct or ToolFormer step with no valid action, a Least-to-Most decomposition with
+no sub-question, a DSP hop with no "Search Query:", a Tree-of-Thought evaluation that is none of
+sure/likely/impossible. The run goes on (a fallback answers), but these are where iterative
+methods silently lose points, so they are counted."""
 
 StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
 """Why reasoning ended: the whole chain passed, the round budget ran out, or no chain was found."""
@@ -276,6 +286,8 @@ class ReasoningState(ReasoningOutput, ThreadSettings):
     """A baseline's loop has its final answer (Self-Ask, ReAct)."""
     votes: int = 0
     """CoT-SC: how many samples gave the majority answer (Verify-and-Edit edits below half)."""
+    frontier: list[list[str]] = field(default_factory=list)
+    """Tree-of-Thought: the chains of reasoning sentences kept after the last step, best first."""
 
 
 def checkpoint_serializer() -> Any:

@@ -8,7 +8,11 @@ passage that holds the gold answer and a script that answers something else.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+AUTO_COT_DEMOS = Path(__file__).parent / "fixtures" / "auto_cot_demos.json"
+"""Two Auto-CoT demonstrations, as ``build_auto_cot_demos`` writes them (for ``auto_cot_demos``)."""
 
 
 def every_method_script(answer: str) -> dict[str, Any]:
@@ -26,7 +30,20 @@ def every_method_script(answer: str) -> dict[str, Any]:
         [r"Thought \d+:$", f" Found it.\nAction 2: Finish[{answer}]"],
         [r"Finish\[$", answer],
         [r"Therefore, the answer is$", f" {answer}."],
-        [r"step by step\.$", f"Plan: find the city. It is {answer}."],
+        # Plan-and-Solve, Auto-CoT and DSP's answer step all end "step by step."; DSP reads
+        # the "Answer:" line, the others what "Therefore, the answer is" gets.
+        [r"step by step\.$", f"Plan: find the city. It is {answer}.\nAnswer: {answer}"],
+        # DSP's two search hops.
+        [r"(need to find out|learned the following\.)$", " the city.\nSearch Query: the city"],
+        # Recite-and-answer recites (never the answer's passage), then answers below ("\nA:").
+        [r"following Wikipedia passage:$", "The city is a city."],
+        # Least-to-Most's decomposition; its solving steps end "\nA:".
+        [r"we need to know:$", ' "Which city is it?".'],
+        # ToolFormer searches once ("the city"), then completes its answer.
+        [r"</reference>\]$", f" {answer}."],
+        [r" Answer:$", f' [WikiSearch("the city")] {answer}.'],
+        # Tree-of-Thought's value of each chain.
+        [r"Evaluation:$", " sure"],
         [r"Question:$", f" Is it {answer}?"],
         [r"So the answer is:$", f" {answer}"],
         [r"</reasoning>$", f"So the answer is: {answer}."],

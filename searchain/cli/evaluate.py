@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from searchain.cli.common import BackendOption, EsUrlOption, err
+from searchain.methods import METHODS
 
 
 def evaluate(
@@ -18,9 +19,7 @@ def evaluate(
     method: Annotated[
         str,
         typer.Option(
-            help="direct, cot, oner, ircot, self-ask, self-ask-no-ir, cot-sc, react, "
-            "plan-and-solve, plan-and-solve-no-ir, verify-and-edit, searchain, searchain-no-ir, "
-            "searchain-no-verify, searchain-no-complete."
+            help=f"{', '.join(METHODS)} (SearChain's Table 1 order, then IRCoT and ReAct)."
         ),
     ],
     out_file: Annotated[Path, typer.Option("--out", help="Results file (JSON lines; resumed).")],

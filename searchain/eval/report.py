@@ -112,9 +112,10 @@ DATASET_ORDER = ("hotpotqa", "musique", "2wikimultihopqa", "strategyqa", "fever"
 def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any]) -> list[str]:
     """SearChain's Table 1 and IRCoT's retrieval/QA table, one pair per LLM and split.
 
-    Table 1: methods without IR, then with IR, by data set; each cell the main metric (the
-    papers' cover-EM on the generated output; accuracy for yes/no and fact checking). IRCoT's
-    table: gold-paragraph recall and official EM/F1 for its retrieval methods.
+    Table 1: its 20 rows (methods without IR, then with IR), run or not, then the other methods
+    run, by data set; each cell the main metric (the papers' cover-EM on the generated output;
+    accuracy for yes/no and fact checking). IRCoT's table: gold-paragraph recall and official
+    EM/F1 for its retrieval methods.
     """
     groups: dict[tuple[str, str], dict[tuple[str, str], list[Run]]] = defaultdict(
         lambda: defaultdict(list)
@@ -125,8 +126,19 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
     lines: list[str] = []
     for (llm, split), cells in groups.items():
         datasets = sorted({d for _, d in cells}, key=lambda d: ((*DATASET_ORDER, d)).index(d))
-        methods = [m for m in METHODS if any((m, d) in cells for d in datasets)]
-        methods += sorted({m for m, _ in cells} - set(methods))
+        run = {m for m, _ in cells}
+        # Every row of Table 1, run or not ("–"), so a missing baseline shows as a hole; then
+        # the other methods that were run.
+        groups = [
+            ("without IR", [m for m, x in METHODS.items() if x.table1 and not x.uses_ir]),
+            ("with IR", [m for m, x in METHODS.items() if x.table1 and x.uses_ir]),
+            (
+                "not in Table 1",
+                [m for m in METHODS if not METHODS[m].table1 and m in run]
+                + sorted(run - set(METHODS)),
+            ),
+        ]
+        methods = [m for _, group in groups for m in group]
 
         header = "| method | " + " | ".join(datasets) + " |"
         rule = "|---|" + "---|" * len(datasets)
@@ -137,14 +149,9 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
             header,
             rule,
         ]
-        for with_ir in (False, True):
-            group = [
-                m for m in methods if (METHODS[m].uses_ir if m in METHODS else True) is with_ir
-            ]
+        for title, group in groups:
             if group:
-                lines.append(
-                    f"| **{'with' if with_ir else 'without'} IR** |" + " |" * len(datasets)
-                )
+                lines.append(f"| **{title}** |" + " |" * len(datasets))
             lines += [
                 f"| {m} | "
                 + " | ".join(_cell(cells.get((m, d), []), summaries) for d in datasets)

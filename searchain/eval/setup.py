@@ -6,6 +6,7 @@ index or server) fails here in one line, before any question is answered.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,20 @@ def elastic_index(root: Path, url: str, index: str) -> Any:
     return retriever
 
 
+def auto_cot_demos(root: Path, spec: EvalSpec, llm: Any, cache: Path) -> Path:
+    """Auto-CoT's demonstrations for the run, built once and kept in ``cache``.
+
+    They come from the data set's tuning questions and the run's LLM (a file per data set and
+    LLM spec), so a rerun or another split reuses them.
+    """
+    from searchain.eval.auto_cot import build_auto_cot_demos, cached_demos
+
+    name = hashlib.sha256(spec.llm.encode()).hexdigest()[:12]
+    path = cache / "auto-cot" / f"{spec.dataset}-{name}.json"
+    questions = [r.question for r in load_records(root, spec.dataset, "tune")]  # type: ignore[arg-type]
+    return cached_demos(path, lambda: build_auto_cot_demos(questions, llm))
+
+
 def eval_context(
     root: Path,
     spec: EvalSpec,
@@ -128,6 +143,8 @@ def eval_context(
     # published ones (none for the data sets that have neither).
     demos = f"paper-{spec.dataset}" if spec.demos == "paper" else spec.dataset
     fields: dict[str, Any] = {"ircot_demos": demos if demos in SHIPPED else ""}
+    if method.graph == "auto_cot":
+        fields["auto_cot_demos"] = str(auto_cot_demos(root, spec, llm, index.parent))
     if spec.k is not None and method.k_field:
         fields[method.k_field] = spec.k
     return method.context(llm=llm, retriever=retriever, **fields)

@@ -1,9 +1,11 @@
 """The baselines of SearChain's Table 1 as LangGraph graphs over IRCoT's state.
 
-Self-Ask and ReAct loop one node until it has the final answer (bounded by
-``ircot_max_steps``); CoT-SC samples and votes; Verify-and-Edit is CoT-SC with an edit step when
-the vote is unsure; Plan-and-Solve is one node. Each returns IRCoT's output, so ``searchain
-eval`` scores them alike.
+Self-Ask, ReAct, ToolFormer and Tree-of-Thought loop one node until it has the final answer
+(bounded by ``ircot_max_steps``); ReAct → CoT-SC hands over to CoT-SC at that bound instead of
+forcing an answer; CoT-SC and Recite-and-answer sample and vote; Verify-and-Edit is CoT-SC with
+an edit step when the vote is unsure; Plan-and-Solve, Auto-CoT, Least-to-Most and DSP are one
+node each (their calls bounded inside). Each returns IRCoT's output, so ``searchain eval``
+scores them alike.
 """
 
 from __future__ import annotations
@@ -17,10 +19,16 @@ from langgraph.types import Checkpointer
 
 from searchain.context import Context
 from searchain.graph.finish import finish
+from searchain.nodes.baselines.auto_cot import auto_cot
 from searchain.nodes.baselines.cot_sc import cot_sc_sample
+from searchain.nodes.baselines.dsp import dsp
+from searchain.nodes.baselines.least_to_most import least_to_most
 from searchain.nodes.baselines.plan_and_solve import plan_and_solve
-from searchain.nodes.baselines.react import react_step, route_react
+from searchain.nodes.baselines.react import react_step, route_react, route_react_or_back_off
+from searchain.nodes.baselines.recite_and_answer import recite_and_answer
 from searchain.nodes.baselines.self_ask import route_self_ask, self_ask_step
+from searchain.nodes.baselines.toolformer import route_toolformer, toolformer_step
+from searchain.nodes.baselines.tot import route_tot, tot_step
 from searchain.nodes.baselines.verify_and_edit import route_consistency, verify_and_edit
 from searchain.state import InputState, ReasoningOutput, ReasoningState
 
@@ -89,11 +97,61 @@ def build_plan_and_solve(checkpointer: Checkpointer = None) -> CompiledStateGrap
     return _compile(builder, "Plan-and-Solve", checkpointer)
 
 
+def build_auto_cot(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """Auto-CoT: Zero-Shot-CoT after the ``auto_cot_demos`` demonstrations."""
+    return _compile(_single("auto_cot", auto_cot), "Auto-CoT", checkpointer)
+
+
+def build_recite_and_answer(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """Recite-and-answer: ``sc_samples`` recitations from memory, each answered, a vote."""
+    builder = _single("recite_and_answer", recite_and_answer)
+    return _compile(builder, "Recite-and-answer", checkpointer)
+
+
+def build_least_to_most(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """Least-to-Most: decompose, then answer the sub-questions and the question in order."""
+    return _compile(_single("least_to_most", least_to_most), "Least-to-Most", checkpointer)
+
+
+def build_toolformer(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """ToolFormer in context: the answer with ``[WikiSearch(term)]`` calls, each searched."""
+    builder = _loop("toolformer_step", toolformer_step, route_toolformer)
+    return _compile(builder, "ToolFormer", checkpointer)
+
+
+def build_react_cot_sc(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """ReAct → CoT-SC: ReAct, and CoT-SC when it has not finished within the step bound."""
+    builder = _builder()
+    builder.add_node("react_step", react_step)
+    builder.add_node("cot_sc_sample", cot_sc_sample)
+    builder.add_edge(START, "react_step")
+    builder.add_conditional_edges("react_step", route_react_or_back_off)
+    builder.add_edge("cot_sc_sample", END)
+    return _compile(builder, "ReAct → CoT-SC", checkpointer)
+
+
+def build_tot(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """Tree-of-Thought with IR: breadth-first search over reasoning sentences."""
+    return _compile(_loop("tot_step", tot_step, route_tot), "Tree-of-Thought", checkpointer)
+
+
+def build_dsp(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """DSP's multi-hop program: two search hops, then a chain-of-thought answer."""
+    return _compile(_single("dsp", dsp), "DSP", checkpointer)
+
+
 BUILDERS = {
     "self_ask": build_self_ask,
     "react": build_react,
     "cot_sc": build_cot_sc,
     "verify_and_edit": build_verify_and_edit,
     "plan_and_solve": build_plan_and_solve,
+    "auto_cot": build_auto_cot,
+    "recite_and_answer": build_recite_and_answer,
+    "least_to_most": build_least_to_most,
+    "toolformer": build_toolformer,
+    "react_cot_sc": build_react_cot_sc,
+    "tot": build_tot,
+    "dsp": build_dsp,
 }
 """Graph builders by the name :class:`searchain.methods.Method` uses."""

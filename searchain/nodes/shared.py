@@ -34,3 +34,11 @@ def final_answer(reply: str, labels: Sequence[str] = ()) -> str:
         return stated
     lines = reply.strip().splitlines()
     return lines[0].strip(" .:") if lines else ""
+
+
+def completed_answer(reply: str, labels: Sequence[str] = ()) -> str:
+    """The answer in a reply to a prompt that ends "the answer is" (or "Answer:").
+
+    The reply is read as the end of that sentence; an empty reply states none (``""``).
+    """
+    return final_answer(f"answer is {reply}", labels) if reply.strip() else ""

@@ -13,13 +13,13 @@ without a script; the small inline script only opens a step a link points at.
 from __future__ import annotations
 
 import html
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from searchain.files import write_atomic
 
 SOURCE_LABELS = {
     "llm": "LLM",
@@ -56,18 +56,7 @@ def render_page(results: Sequence[dict[str, Any]], *, title: str = "") -> str:
 
 def write_page(path: Path, results: Sequence[dict[str, Any]], *, title: str = "") -> Path:
     """Write the page to ``path`` whole or not at all (a temporary file renamed into place)."""
-    page = render_page(results, title=title)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(page)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, render_page(results, title=title))
 
 
 def _e(text: Any) -> str:

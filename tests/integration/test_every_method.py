@@ -9,12 +9,16 @@ import json
 from typer.testing import CliRunner
 
 from searchain.cli import app
+from searchain.eval.datasets import load_records
 from searchain.eval.runner import read_results
 from searchain.methods import METHODS
+from tests.conftest import require_module
 from tests.method_scripts import every_method_script
 
 DATASETS = ("musique", "hotpotqa", "2wikimultihopqa")
 SCRIPT = {**every_method_script("Paris"), "reader": "Answer: Paris\nConfidence: 0.9"}
+EMBEDDED = tuple(m for m in METHODS if m != "auto-cot")
+"""Every method but Auto-CoT, whose demonstrations need sentence embeddings (the semantic extra)."""
 
 
 def eval_all(tmp, data, llm, datasets, limit, methods=tuple(METHODS)):
@@ -33,9 +37,10 @@ def eval_all(tmp, data, llm, datasets, limit, methods=tuple(METHODS)):
 def test_every_method_on_every_dataset_with_scripted_models(tmp_path, shared_data):
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT), encoding="utf-8")
-    runner = eval_all(tmp_path, shared_data, f"scripted:{script}", DATASETS, 2)
+    runner = eval_all(tmp_path, shared_data, f"scripted:{script}", DATASETS, 2, EMBEDDED)
     for dataset in DATASETS:
-        for name, method in METHODS.items():
+        for name in EMBEDDED:
+            method = METHODS[name]
             results = [r for _, r in read_results(tmp_path / f"{dataset}-{name}.jsonl")]
             assert len(results) == 2, (dataset, name)
             for r in results:
@@ -52,16 +57,51 @@ def test_every_method_on_every_dataset_with_scripted_models(tmp_path, shared_dat
     assert table[0] == "| method | hotpotqa | musique | 2wikimultihopqa |"
     assert [row.split(" | ")[0] for row in table[2:]] == [
         "| **without IR**",
-        *(f"| {m}" for m, method in METHODS.items() if not method.uses_ir),
+        *(f"| {m}" for m, method in METHODS.items() if method.table1 and not method.uses_ir),
         "| **with IR**",
-        *(f"| {m}" for m, method in METHODS.items() if method.uses_ir),
+        *(f"| {m}" for m, method in METHODS.items() if method.table1 and method.uses_ir),
+        "| **not in Table 1**",
+        "| ircot",
+        "| react",
     ]
+    assert "| auto-cot | – | – | – |" in table  # not run: a hole, not a missing row
+
+
+def test_auto_cot_builds_its_demonstrations_from_the_tuning_split_once(tmp_path, shared_data):
+    require_module("sentence_transformers", "semantic")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT), encoding="utf-8")
+    eval_all(tmp_path, shared_data, f"scripted:{script}", DATASETS, 2, ("auto-cot",))
+    built = sorted((tmp_path / "auto-cot").glob("*.json"))
+    assert [p.name.split("-")[0] for p in built] == sorted(d.split("-")[0] for d in DATASETS)
+    for dataset in DATASETS:
+        (path,) = (tmp_path / "auto-cot").glob(f"{dataset}-*.json")
+        demos = json.loads(path.read_text())
+        tune = {r.question for r in load_records(shared_data, dataset, "tune")}
+        assert len(demos) == 8 and {d["question"] for d in demos} <= tune
+        results = [r for _, r in read_results(tmp_path / f"{dataset}-auto-cot.jsonl")]
+        assert [r["prediction"] for r in results] == ["Paris", "Paris"]
+        # A rerun of the same data set and LLM reuses the file (its time stamp stays).
+        before = path.stat().st_mtime_ns
+        (tmp_path / f"{dataset}-auto-cot.jsonl").unlink()
+        eval_all(tmp_path, shared_data, f"scripted:{script}", (dataset,), 1, ("auto-cot",))
+        assert path.stat().st_mtime_ns == before
+
+
+COSTLY = ("auto-cot", "tot")
+"""Methods of many LLM calls (Auto-CoT builds 8 demonstrations first; ToT samples and values
+every chain at every step): run on MuSiQue only with the real model, to keep CI short."""
 
 
 def test_every_method_with_the_real_local_model(tmp_path, shared_data, local_llm_available):
     """SmolLM2 through every graph on every data set: well-formed, honestly counted results."""
-    eval_all(tmp_path, shared_data, "local", DATASETS, 1)
-    for dataset, (name, method) in itertools.product(DATASETS, METHODS.items()):
+    require_module("sentence_transformers", "semantic")  # Auto-CoT's clustering
+    cheap = tuple(m for m in METHODS if m not in COSTLY)
+    eval_all(tmp_path, shared_data, "local", DATASETS, 1, cheap)
+    eval_all(tmp_path, shared_data, "local", ("musique",), 1, COSTLY)
+    runs = [*itertools.product(DATASETS, cheap), *itertools.product(("musique",), COSTLY)]
+    for dataset, name in runs:
+        method = METHODS[name]
         (r,) = [r for _, r in read_results(tmp_path / f"{dataset}-{name}.jsonl")]
         usage = r["usage"]["llm"]
         assert usage["calls"] >= 1 and usage["tokens_in"] > 0, name

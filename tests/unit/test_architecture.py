@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.text",
             "searchain.redact",
             "searchain.events",
+            "searchain.files",
         ),
     ),
     ("prompts", ("searchain.prompts",)),

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
 from searchain.events import emit
-from searchain.nodes.shared import final_answer, retrieve
+from searchain.nodes.shared import completed_answer, retrieve
 from searchain.prompts import feedback_template, render
 from searchain.prompts.ircot import reference_block
 from searchain.state import ReasoningState
@@ -39,7 +39,7 @@ def plan_and_solve(state: ReasoningState, runtime: Runtime[Context]) -> dict[str
         feedback_template("plan_and_solve_answer"), question=state.question, reasoning=reasoning
     )
     reply = generate(llm, [HumanMessage(extract)], stop=["\n"], max_tokens=ANSWER_TOKENS)
-    answer = final_answer(f"answer is {reply}", ctx.task_prompt(state.task).answer_labels)
+    answer = completed_answer(reply, ctx.task_prompt(state.task).answer_labels)
     emit(runtime, "plan_and_solve_answered", answer=answer)
     return {
         "answer": answer,

@@ -114,3 +114,17 @@ def _lookup(state: ReasoningState, keyword: str) -> str:
 def route_react(state: ReasoningState) -> Literal["react_step", "__end__"]:
     """Act again until Finish (the step bound forces it)."""
     return END if state.done else "react_step"
+
+
+def route_react_or_back_off(
+    state: ReasoningState, runtime: Runtime[Context]
+) -> Literal["react_step", "cot_sc_sample", "__end__"]:
+    """ReAct → CoT-SC (Yao et al.): act again until Finish, else hand over to CoT-SC.
+
+    At the step bound without a Finish, CoT-SC answers instead of a forced ReAct answer.
+    """
+    if state.done:
+        return END
+    if state.steps >= context_of(runtime, state.settings).ircot_max_steps:
+        return "cot_sc_sample"
+    return "react_step"

@@ -23,7 +23,7 @@ from searchain.text import normalize_answer
 from searchain.tools.llms.scripted import ScriptedChatModel
 from searchain.types import Passage
 from tests.conftest import TableReader
-from tests.method_scripts import every_method_script
+from tests.method_scripts import AUTO_COT_DEMOS, every_method_script
 
 QUESTION = "Which city is the capital of France?"
 GOLD = Passage("g1", "The city", "The city is Paris, the capital of France. It lies on the Seine.")
@@ -53,6 +53,8 @@ class RecordingScripted(ScriptedChatModel):
 
 def run(name: str, question: str, answer: str, **fields):
     method = METHODS[name]
+    if method.graph == "auto_cot":
+        fields.setdefault("auto_cot_demos", str(AUTO_COT_DEMOS))
     llm = RecordingScripted(**every_method_script(answer))
     retriever = Everywhere(GOLD)
     ctx = method.context(llm=llm, retriever=retriever, reader=TableReader({}), **fields)

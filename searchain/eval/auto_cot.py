@@ -1,0 +1,74 @@
+"""Auto-CoT's demonstrations (Zhang et al., ICLR 2023), built from a data set's tuning questions.
+
+Questions are embedded (all-MiniLM-L6-v2, Auto-CoT's Sentence-BERT) and clustered with k-means
+into ``k`` clusters; in each cluster, questions are tried nearest the centre first, each given a
+Zero-Shot-CoT rationale by the LLM the method will run with, and the first that passes the
+paper's heuristics (at most 60 words, a rationale of at most 5 steps, an answer) is kept. Only
+tuning questions are used, so no reported question is a demonstration.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from searchain.files import write_atomic
+from searchain.nodes.baselines.auto_cot import zero_shot_cot
+from searchain.nodes.shared import final_answer
+from searchain.text import split_sentences
+from searchain.tools.embeddings import embed
+
+CLUSTERS = 8
+"""Demonstrations (clusters): Auto-CoT's 8 for most of its data sets."""
+TRIES = 3
+"""Questions tried per cluster before it is given up (bounds the LLM calls; the paper's code
+tries on until one passes)."""
+MAX_WORDS = 60
+MAX_STEPS = 5
+
+
+def build_auto_cot_demos(
+    questions: Sequence[str],
+    llm: BaseChatModel,
+    *,
+    k: int = CLUSTERS,
+    seed: int = 0,
+    on_cluster: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """One demonstration per cluster of ``questions``: ``{question, rationale, answer}``."""
+    from sklearn.cluster import KMeans
+
+    unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))
+    if len(unique) < k:
+        raise ValueError(
+            f"Auto-CoT clusters {k} ways: give at least {k} questions, not {len(unique)}"
+        )
+    vectors = embed(unique)
+    kmeans = KMeans(n_clusters=k, random_state=seed, n_init=10).fit(vectors)
+    distances = kmeans.transform(vectors)
+    demos = []
+    for cluster in range(k):
+        members = [i for i, label in enumerate(kmeans.labels_) if label == cluster]
+        members.sort(key=lambda i: distances[i][cluster])
+        for i in members[:TRIES]:
+            question = unique[i]
+            rationale, reply = zero_shot_cot(llm, question)
+            answer = final_answer(f"answer is {reply}")
+            steps = len(split_sentences(rationale))
+            if len(question.split()) <= MAX_WORDS and 0 < steps <= MAX_STEPS and answer:
+                demos.append({"question": question, "rationale": rationale, "answer": answer})
+                break
+        if on_cluster:
+            on_cluster(cluster)
+    return demos
+
+
+def cached_demos(path: Path, build: Callable[[], list[dict[str, Any]]]) -> Path:
+    """``path``, built by ``build`` unless it is there; written whole or not at all."""
+    if not path.is_file():
+        write_atomic(path, json.dumps(build(), ensure_ascii=False, indent=1) + "\n")
+    return path

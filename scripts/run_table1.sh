@@ -12,9 +12,11 @@ limit=${4:-30}
 llm=${5:-local}
 reader=${6:-llm}
 searchain=${SEARCHAIN:-searchain}
-methods=(direct cot cot-sc self-ask-no-ir plan-and-solve-no-ir searchain-no-ir
-         oner ircot self-ask react plan-and-solve verify-and-edit
-         searchain searchain-no-verify searchain-no-complete)
+# Table 1's rows in its order (searchain.methods.METHODS), then IRCoT and plain ReAct.
+methods=(direct auto-cot cot cot-sc recite-and-answer self-ask-no-ir least-to-most
+         plan-and-solve-no-ir searchain-no-ir
+         oner toolformer self-ask plan-and-solve react-cot-sc verify-and-edit tot dsp
+         searchain searchain-no-verify searchain-no-complete ircot react)
 mkdir -p "$out"
 for method in "${methods[@]}"; do
   "$searchain" eval --dataset "$dataset" --split "$split" --method "$method" --limit "$limit" \

@@ -61,6 +61,21 @@ def _single(name: str, node: Callable[..., Any]) -> StateGraph:
     return builder
 
 
+def _then(
+    first: tuple[str, Callable[..., Any]],
+    route: Callable[..., Any],
+    then: tuple[str, Callable[..., Any]],
+) -> StateGraph:
+    """``first``, routed by ``route`` (to itself, to the end, or on to ``then``); ``then`` ends."""
+    builder = _builder()
+    builder.add_node(*first)
+    builder.add_node(*then)
+    builder.add_edge(START, first[0])
+    builder.add_conditional_edges(first[0], route)
+    builder.add_edge(then[0], END)
+    return builder
+
+
 def _compile(builder: StateGraph, name: str, checkpointer: Checkpointer) -> CompiledStateGraph:
     return finish(builder.compile(checkpointer=checkpointer, name=name), STEP_BOUND)
 
@@ -82,12 +97,9 @@ def build_cot_sc(checkpointer: Checkpointer = None) -> CompiledStateGraph:
 
 def build_verify_and_edit(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     """Verify-and-Edit: CoT-SC, and an edit against retrieval when the vote is unsure."""
-    builder = _builder()
-    builder.add_node("cot_sc_sample", cot_sc_sample)
-    builder.add_node("verify_and_edit", verify_and_edit)
-    builder.add_edge(START, "cot_sc_sample")
-    builder.add_conditional_edges("cot_sc_sample", route_consistency)
-    builder.add_edge("verify_and_edit", END)
+    builder = _then(
+        ("cot_sc_sample", cot_sc_sample), route_consistency, ("verify_and_edit", verify_and_edit)
+    )
     return _compile(builder, "Verify-and-Edit", checkpointer)
 
 
@@ -121,12 +133,9 @@ def build_toolformer(checkpointer: Checkpointer = None) -> CompiledStateGraph:
 
 def build_react_cot_sc(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     """ReAct → CoT-SC: ReAct, and CoT-SC when it has not finished within the step bound."""
-    builder = _builder()
-    builder.add_node("react_step", react_step)
-    builder.add_node("cot_sc_sample", cot_sc_sample)
-    builder.add_edge(START, "react_step")
-    builder.add_conditional_edges("react_step", route_react_or_back_off)
-    builder.add_edge("cot_sc_sample", END)
+    builder = _then(
+        ("react_step", react_step), route_react_or_back_off, ("cot_sc_sample", cot_sc_sample)
+    )
     return _compile(builder, "ReAct → CoT-SC", checkpointer)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END
 from langgraph.runtime import Runtime
@@ -101,7 +102,7 @@ def tot_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]
 
 def _finish(
     ctx: Context,
-    llm: Any,
+    llm: BaseChatModel,
     question: str,
     best: list[str],
     paragraphs: list[Passage],

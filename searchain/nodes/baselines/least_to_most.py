@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
 from searchain.events import emit
-from searchain.nodes.shared import final_answer
+from searchain.nodes.shared import ANSWER_MARK, final_answer
 from searchain.prompts import feedback_template, render
 from searchain.state import ReasoningState
 from searchain.text import normalize_answer, strip_tags
@@ -61,7 +61,7 @@ def least_to_most(state: ReasoningState, runtime: Runtime[Context]) -> dict[str,
         replies.append(reply)
         solved += f"\nQ: {subquestion}\nA: {reply}\n"
     answer = final_answer(replies[-1], labels)
-    if not answer or not re.search(r"answer is", replies[-1], re.IGNORECASE):
+    if not answer or not ANSWER_MARK.search(replies[-1]):
         failures.append("no_final_answer")
     emit(runtime, "least_to_most_answered", subquestions=len(subquestions), answer=answer)
     return {

@@ -19,6 +19,12 @@ from searchain.text import normalize_answer
 __all__ = ["CHAIN_STOP", "TaskPrompt", "feedback_template", "render", "task_names", "task_prompt"]
 
 
+CHAIN_STOP = ("\n[Question]", "\n[Claim]", "Instruction: Please Stop your generation")
+"""A chain's default stop sequences: a model that continues the few-shot list starts a new
+``[Question]`` line; the figures tell it to stop after an ``[Unsolved Query]`` with
+"Instruction: Please Stop your generation." (Fig. 10)."""
+
+
 @dataclass(frozen=True)
 class TaskPrompt:
     """The Chain-of-Query prompt of one task."""
@@ -38,9 +44,9 @@ class TaskPrompt:
     question_suffix: str = ""
     """Appended to the question in the prompt, as the paper's demonstrations end theirs
     ("(SUPPORTS or REFUTES)?")."""
-    stop: tuple[str, ...] = ()
+    stop: tuple[str, ...] = CHAIN_STOP
     """Where the LLM's chain ends: a new few-shot ``[Question]`` it starts inventing, and the
-    figures' own stop instruction (:data:`CHAIN_STOP` unless the table says otherwise)."""
+    figures' own stop instruction (unless the table says otherwise)."""
 
     def prompt(self, question: str) -> str:
         """The prompt for ``question`` (its suffix added, unless the question already ends so).
@@ -78,11 +84,6 @@ def _load(name: str) -> dict[str, object]:
     text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     return tomllib.loads(text)
 
-
-CHAIN_STOP = ("\n[Question]", "\n[Claim]", "Instruction: Please Stop your generation")
-"""A chain's default stop sequences: a model that continues the few-shot list starts a new
-``[Question]`` line; the figures tell it to stop after an ``[Unsolved Query]`` with
-"Instruction: Please Stop your generation." (Fig. 10)."""
 
 _KEYS = {
     "description",

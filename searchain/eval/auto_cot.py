@@ -29,6 +29,10 @@ TRIES = 3
 tries on until one passes)."""
 MAX_WORDS = 60
 MAX_STEPS = 5
+"""The paper's heuristics: questions of at most 60 words, rationales of at most 5 steps (a step
+is a sentence, and a line of its own is one too: list items, equations)."""
+VERSION = 2
+"""Changes when the choice of demonstrations does, so cached ones are built again."""
 
 
 def build_auto_cot_demos(
@@ -58,7 +62,7 @@ def build_auto_cot_demos(
             question = unique[i]
             rationale, reply = zero_shot_cot(llm, question)
             answer = final_answer(f"answer is {reply}")
-            steps = len(split_sentences(rationale))
+            steps = sum(len(split_sentences(line)) for line in rationale.splitlines())
             if len(question.split()) <= MAX_WORDS and 0 < steps <= MAX_STEPS and answer:
                 demos.append({"question": question, "rationale": rationale, "answer": answer})
                 break

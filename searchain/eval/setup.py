@@ -84,9 +84,9 @@ def auto_cot_demos(root: Path, spec: EvalSpec, llm: Any, cache: Path) -> Path:
     They come from the data set's tuning questions and the run's LLM (a file per data set and
     LLM spec), so a rerun or another split reuses them.
     """
-    from searchain.eval.auto_cot import build_auto_cot_demos, cached_demos
+    from searchain.eval.auto_cot import VERSION, build_auto_cot_demos, cached_demos
 
-    name = hashlib.sha256(spec.llm.encode()).hexdigest()[:12]
+    name = hashlib.sha256(f"{spec.llm} {VERSION}".encode()).hexdigest()[:12]
     path = cache / "auto-cot" / f"{spec.dataset}-{name}.json"
     questions = [r.question for r in load_records(root, spec.dataset, "tune")]  # type: ignore[arg-type]
     return cached_demos(path, lambda: build_auto_cot_demos(questions, llm))

@@ -42,10 +42,17 @@ def test_one_demonstration_per_cluster_nearest_its_centre_first(questions):
     assert build_auto_cot_demos(questions, llm) == demos  # the same clusters every time
 
 
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        " ".join(f"Step {i} is done." for i in range(6)),
+        "Here are the steps:\n\n1. **Kenny G**\n2. **The Dance**\n3. Jazz\n4. More\n5. Even more",
+    ],
+)
 def test_rationales_of_more_than_five_steps_are_refused_within_a_bounded_number_of_tries(
-    questions,
+    questions, rationale
 ):
-    llm = scripted(" ".join(f"Step {i} is done." for i in range(6)))
+    llm = scripted(rationale)
     calls = []
     demos = build_auto_cot_demos(questions, llm, on_cluster=calls.append)
     assert demos == [] and calls == list(range(CLUSTERS))

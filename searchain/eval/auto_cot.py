@@ -44,14 +44,14 @@ def build_auto_cot_demos(
     on_cluster: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """One demonstration per cluster of ``questions``: ``{question, rationale, answer}``."""
-    from sklearn.cluster import KMeans
-
     unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))
     if len(unique) < k:
         raise ValueError(
             f"Auto-CoT clusters {k} ways: give at least {k} questions, not {len(unique)}"
         )
-    vectors = embed(unique)
+    vectors = embed(unique)  # the semantic extra (with scikit-learn), or its one-line hint
+    from sklearn.cluster import KMeans
+
     kmeans = KMeans(n_clusters=k, random_state=seed, n_init=10).fit(vectors)
     distances = kmeans.transform(vectors)
     demos = []

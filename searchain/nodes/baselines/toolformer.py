@@ -27,6 +27,8 @@ from searchain.tools.llms.resolve import resolve_llm
 
 CALL = re.compile(r'\[\s*WikiSearch\s*\(\s*"?(?P<term>[^"\n]*?)"?\s*\)?\s*$', re.IGNORECASE)
 """A call at the end of a reply (generation stopped at its ``)]``)."""
+ANY_CALL = re.compile(r"\[\s*WikiSearch[^\]]*\]?", re.IGNORECASE)
+"""A call anywhere in the model's words (dropped from the answer it completes)."""
 RESULT = re.compile(r" → <reference>.*?</reference>", re.S)
 STEP_TOKENS = 96
 SHOWN_SENTENCES = 2
@@ -69,7 +71,7 @@ def toolformer_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[st
         }
     failures = ["invalid_action"] if call else []  # a call with no term
     written = own_words([*state.cot, reply])
-    completion = " ".join(re.sub(r"\[\s*WikiSearch[^\]]*\]?", "", written).split())
+    completion = " ".join(ANY_CALL.sub("", written).split())
     labels = ctx.task_prompt(state.task).answer_labels
     answer = completed_answer(completion, labels)
     emit(runtime, "toolformer_finished", answer=answer)

@@ -18,7 +18,7 @@ from langchain_core.language_models import BaseChatModel
 
 from searchain.files import write_atomic
 from searchain.nodes.baselines.auto_cot import zero_shot_cot
-from searchain.nodes.shared import final_answer
+from searchain.nodes.shared import completed_answer
 from searchain.text import split_sentences
 from searchain.tools.embeddings import embed
 
@@ -61,7 +61,7 @@ def build_auto_cot_demos(
         for i in members[:TRIES]:
             question = unique[i]
             rationale, reply = zero_shot_cot(llm, question)
-            answer = final_answer(f"answer is {reply}")
+            answer = completed_answer(reply)
             steps = sum(len(split_sentences(line)) for line in rationale.splitlines())
             if len(question.split()) <= MAX_WORDS and 0 < steps <= MAX_STEPS and answer:
                 demos.append({"question": question, "rationale": rationale, "answer": answer})

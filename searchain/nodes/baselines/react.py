@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
 from searchain.events import emit
-from searchain.nodes.shared import final_answer, retrieve
+from searchain.nodes.shared import completed_answer, retrieve
 from searchain.prompts import as_data, feedback_template, render
 from searchain.state import ReasoningState
 from searchain.text import split_sentences, strip_tags
@@ -51,7 +51,7 @@ def react_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, An
     kind, argument = (found[-1][0].lower(), found[-1][1].strip()) if found else ("", "")
     if kind == "finish":
         labels = ctx.task_prompt(state.task).answer_labels
-        answer = final_answer(f"answer is: {argument}", labels)
+        answer = completed_answer(argument, labels)
         emit(runtime, "react_finished", answer=answer)
         return {
             **update,

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from searchain.context import Context, context_of, thread_settings
 from searchain.events import emit
 from searchain.nodes.baselines.steps import short_answer
-from searchain.nodes.shared import final_answer, retrieve
+from searchain.nodes.shared import completed_answer, retrieve
 from searchain.prompts import as_data, feedback_template, render
 from searchain.state import ReasoningState
 from searchain.text import strip_tags
@@ -51,7 +51,7 @@ def self_ask_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str,
     if forced or FINAL in written or not (with_ir and follow_ups):
         text = strip_tags(transcript + (" " if forced else "") + written)
         stated = text.rsplit(FINAL, 1)[-1] if FINAL in text else text
-        answer = final_answer(f"answer is: {stated}", ctx.task_prompt(state.task).answer_labels)
+        answer = completed_answer(stated, ctx.task_prompt(state.task).answer_labels)
         emit(runtime, "self_ask_answered", answer=answer)
         # Neither a follow-up (with IR) nor "So the final answer is:": a reply it cannot read.
         unread = FINAL not in text

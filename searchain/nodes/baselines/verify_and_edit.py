@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from searchain.context import Context, context_of
 from searchain.events import emit
 from searchain.nodes.baselines.steps import short_answer
-from searchain.nodes.shared import ANSWER_MARK, final_answer, retrieve
+from searchain.nodes.shared import ANSWER_MARK, completed_answer, retrieve
 from searchain.prompts import feedback_template, render
 from searchain.state import ReasoningState
 from searchain.text import split_sentences
@@ -60,7 +60,7 @@ def verify_and_edit(state: ReasoningState, runtime: Runtime[Context]) -> dict[st
         rationale=" ".join(edited),
     )
     reply = generate(llm, [HumanMessage(prompt)], stop=["\n"], max_tokens=32)
-    answer = final_answer(f"answer is: {reply}", labels) or state.answer
+    answer = completed_answer(reply, labels) or state.answer
     emit(runtime, "verified_and_edited", edits=len(edited), answer=answer)
     return {
         "answer": answer,

@@ -28,8 +28,8 @@ class Counting(ScriptedChatModel):
         return super()._generate(*args, **kwargs)
 
 
-def scripted(rationale: str) -> Counting:
-    return Counting(rules=[[r"step by step\.$", rationale], [r"the answer is$", " Paris."]])
+def scripted(rationale: str, answer: str = " Paris.") -> Counting:
+    return Counting(rules=[[r"step by step\.$", rationale], [r"the answer is$", answer]])
 
 
 def test_one_demonstration_per_cluster_nearest_its_centre_first(questions):
@@ -57,6 +57,12 @@ def test_rationales_of_more_than_five_steps_are_refused_within_a_bounded_number_
     demos = build_auto_cot_demos(questions, llm, on_cluster=calls.append)
     assert demos == [] and calls == list(range(CLUSTERS))
     assert llm.count == CLUSTERS * TRIES * 2  # each try: the rationale, then the answer
+
+
+def test_a_rationale_with_no_answer_after_it_is_refused(questions):
+    llm = scripted("The city is Paris.", answer=" ")
+    assert build_auto_cot_demos(questions, llm) == []  # not the answer "answer is"
+    assert llm.count == CLUSTERS * TRIES * 2
 
 
 def test_too_few_questions_is_one_clear_error():

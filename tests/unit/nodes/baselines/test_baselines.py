@@ -216,3 +216,27 @@ def test_react_finishing_at_once_still_returns_every_output_field():
     out, _, retriever = run("react", [" I know it.\nAction 1: Finish[Toronto]"])
     assert out["answer"] == "Toronto" and retriever.queries == []
     assert out["paragraphs"] == [] and out["queries"] == [] and out["cot"] == []
+
+
+@pytest.mark.parametrize(
+    ("method", "replies", "answer"),
+    [
+        ("react", [" Done.\nAction 1: Finish[ ]"], ""),
+        ("self-ask", ["No.\nSo the final answer is:"], ""),
+        (
+            "verify-and-edit",
+            [
+                *(
+                    f"Drew sings. So the answer is: {a}."
+                    for a in ("Oslo", "Oslo", "Rome", "Lima", "Bonn")
+                ),
+                *("Who sings?", "Drew", " "),
+            ],
+            "Oslo",  # the vote's answer stands
+        ),
+    ],
+)
+def test_an_empty_final_answer_states_none(method, replies, answer):
+    """Nothing after the answer's mark is no answer (it was read as the answer "answer is")."""
+    out, _, _ = run(method, replies)
+    assert out["answer"] == answer

@@ -31,7 +31,7 @@ MAX_WORDS = 60
 MAX_STEPS = 5
 """The paper's heuristics: questions of at most 60 words, rationales of at most 5 steps (a step
 is a sentence, and a line of its own is one too: list items, equations)."""
-VERSION = 2
+VERSION = 3
 """Changes when the choice of demonstrations does, so cached ones are built again."""
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,26 @@ def preload(context: Any) -> None:
         loaded.load()
 
 
+def interrupt_handler(thread: str) -> Callable[[int, Any], None]:
+    """A SIGINT handler that stops the run at once and says how to continue it.
+
+    It stops wherever the run is (a model call, a worker thread, a checkpoint write), as a crash
+    would: every finished step is already checkpointed (durability="sync"), and the step under
+    way is redone by ``resume``. The line goes straight to file descriptor 2, not through the
+    console: the signal may land while the main thread is inside a console print, whose buffer
+    holds a nested print until the outer one ends, and ``os._exit`` never lets it end.
+    """
+
+    def stop(signum: int, frame: Any) -> None:
+        # What was printed before goes first; a flush the main thread is inside is reentrant.
+        with contextlib.suppress(OSError, RuntimeError, ValueError):
+            sys.stderr.flush()
+        os.write(2, f"interrupted: continue with `searchain resume {thread}`\n".encode())
+        os._exit(130)
+
+    return stop
+
+
 def run(
     graph: Any,
     payload: Any,
@@ -99,15 +121,7 @@ def run(
     thread = config["configurable"]["thread_id"]
     err.print(f"[dim]thread {thread}[/dim]")
 
-    def stop(signum: int, frame: Any) -> None:
-        # Stop at once, wherever the run is (a model call, a worker thread, a checkpoint write),
-        # as a crash would: every finished step is already checkpointed (durability="sync"),
-        # and the step under way is redone by `resume`.
-        err.print(f"interrupted: continue with `searchain resume {thread}`")
-        sys.stderr.flush()
-        os._exit(130)
-
-    previous = signal.signal(signal.SIGINT, stop)
+    previous = signal.signal(signal.SIGINT, interrupt_handler(thread))
     try:
         for mode, chunk in graph.stream(
             payload, config, context=context, stream_mode=["custom"], durability="sync"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import socket
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -92,6 +93,21 @@ def passages() -> dict[str, Passage]:
 
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def connections(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every address a socket of this process tries to connect to during the test, in order
+    (how a test says "no network was tried" or "retried N times" without a clock)."""
+    tried: list[Any] = []
+    connect = socket.socket.connect
+
+    def recording(sock: socket.socket, address: Any) -> None:
+        tried.append(address)
+        connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", recording)
+    return tried
 
 
 def require(available: bool, reason: str, *, extra: str | None = None) -> None:

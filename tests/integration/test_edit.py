@@ -67,7 +67,11 @@ def test_edit_then_kill_then_resume_gives_the_uninterrupted_edit(index, db, tmp_
     assert expected["tree"][1]["root"] == 0 and expected["answer"] == "Cimabue"
 
     asked(index, db, "killed", script)
-    script.write_text(json.dumps({**SCRIPT, "delay": 3.0}))  # the thread's own model, slowed
+    # The thread's own model now holds its calls until `release` exists: the edited run is
+    # certainly killed after the edit is checkpointed and before its next round is.
+    release = tmp_path / "release"
+    held = {"log": str(tmp_path / "calls.log"), "hold_from": 1, "release": str(release)}
+    script.write_text(json.dumps({**SCRIPT, **held}))
     command = ["edit", "killed", "0", "--answer", "Cimabue", "--db", db, "--json"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "searchain", *command],
@@ -87,6 +91,7 @@ def test_edit_then_kill_then_resume_gives_the_uninterrupted_edit(index, db, tmp_
         time.sleep(0.1)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    release.touch()
     resumed = searchain("resume", "killed", "--db", db, "--json")
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout)

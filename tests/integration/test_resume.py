@@ -35,11 +35,18 @@ def setup(tmp_path_factory):
     return root, make_dpr_reader(root / "dpr")
 
 
-def script(root, name, delay=0.0):
+def script(root, name, hold_from=0):
+    """A script logging its calls; with ``hold_from`` N, call N and later ones wait for
+    ``release(path)`` — a run stopped then is certainly inside call N."""
     log = root / f"{name}.log"
     path = root / f"{name}.json"
-    path.write_text(json.dumps({**SCRIPT, "delay": delay, "log": str(log)}))
+    held = {"hold_from": hold_from, "release": str(release_file(path))} if hold_from else {}
+    path.write_text(json.dumps({**SCRIPT, "log": str(log), **held}))
     return path, log
+
+
+def release_file(path):
+    return path.with_suffix(".release")
 
 
 def ask_args(root, reader, script_path, db, *extra):
@@ -81,7 +88,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(setup, killed_db):
     expected = json.loads(done.stdout)
     assert [c["kind"] for c in calls(plain_log)] == ["chain", "chain", "trace"]
 
-    slow_script, slow_log = script(root, f"slow-{tag}", delay=3.0)
+    slow_script, slow_log = script(root, f"slow-{tag}", hold_from=2)  # round 2's chain waits
     db = killed_db
     proc = subprocess.Popen(
         [
@@ -109,6 +116,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(setup, killed_db):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert graph_state.next == ("generate_coq",)
+    release_file(slow_script).touch()
 
     resumed = searchain("resume", "k", "--db", str(db), "--json")
     assert resumed.returncode == 0, resumed.stderr
@@ -200,8 +208,8 @@ def test_ctrl_c_stops_the_run_at_once_and_resume_finishes(setup, tmp_path, calls
     """SIGINT while the run is inside its first, second or third LLM call (round 1, round 2,
     Trace), each twice: exit 130 at once with the resume hint, and the resumed run finishes."""
     root, reader = setup
-    # Each call lasts 6 s: the signal, sent as soon as call `calls` is logged, lands inside it.
-    path, log = script(tmp_path, f"ctrlc-{calls}-{attempt}", delay=6.0)
+    # Call `calls` waits for its release: the signal, sent once it is logged, lands inside it.
+    path, log = script(tmp_path, f"ctrlc-{calls}-{attempt}", hold_from=calls)
     db = tmp_path / "c.sqlite"
     proc = subprocess.Popen(
         [sys.executable, "-m", "searchain", *ask_args(root, reader, path, db, "--thread", "c")],
@@ -218,6 +226,7 @@ def test_ctrl_c_stops_the_run_at_once_and_resume_finishes(setup, tmp_path, calls
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted: continue with `searchain resume c`" in stderr
+    release_file(path).touch()
     resumed = searchain("resume", "c", "--db", str(db), "--json")
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["answer"] == "Giotto"

@@ -7,13 +7,16 @@ run in a new process continues the script where the checkpoint left it. It is a 
 device, and says so in its name; it answers nothing it was not told to.
 
 The script file: ``{"chains": [...], "trace": "...", "reader": "...", "rules": [[REGEX, REPLY]],
-"delay": 0, "log": "path", "barrier": 0, "barrier_dir": "path"}``; ``rules`` (optional) answer
-any prompt whose last 300 characters match REGEX with REPLY, first match first (how the
-baselines' prompts, told apart by how they end, are scripted). A reply ends where a stop sequence
-of the call begins, as a real model's does. ``log`` (optional) gets one JSON line per call (its
-kind, index and process id), ``delay`` seconds are slept per call, and with ``barrier`` N each first
-chain call waits until N of them have started (in any process) — proof that runs really run
-side by side, with no clock involved.
+"delay": 0, "log": "path", "barrier": 0, "barrier_dir": "path", "hold_from": 0, "release":
+"path"}``; ``rules`` (optional) answer any prompt whose last 300 characters match REGEX with
+REPLY, first match first (how the baselines' prompts, told apart by how they end, are scripted).
+A reply ends where a stop sequence of the call begins, as a real model's does. ``log``
+(optional) gets one JSON line per call (its kind, index and process id), ``delay`` seconds are
+slept per call, and with ``barrier`` N each first chain call waits until N of them have started
+(in any process) — proof that runs really run side by side, with no clock involved. With
+``hold_from`` N, the N-th logged call and every one after it wait until the file ``release``
+exists: a test can stop a run while it is certainly inside call N (or its checkpoint before it),
+then release the calls of the resumed run.
 """
 
 from __future__ import annotations
@@ -54,8 +57,12 @@ class ScriptedChatModel(BaseChatModel):
     """First chain calls wait until this many have started (0: no waiting)."""
     barrier_dir: str | None = None
     """Directory through which the calls of ``barrier`` count each other."""
+    hold_from: int = 0
+    """With ``log``: the call logged as this number (from 1) and later ones wait for ``release``."""
+    release: str | None = None
+    """The file whose existence lets the held calls go on."""
     barrier_timeout: float = 300.0
-    """Seconds to wait for the others before failing (they are not running side by side)."""
+    """Seconds to wait for the others, or for ``release``, before failing."""
 
     @classmethod
     def from_file(cls, path: str) -> ScriptedChatModel:
@@ -99,8 +106,22 @@ class ScriptedChatModel(BaseChatModel):
         if self.log:
             with open(self.log, "a", encoding="utf-8") as out:
                 out.write(json.dumps({"kind": kind, "index": index, "pid": os.getpid()}) + "\n")
+        if self.hold_from:
+            self._hold()
         time.sleep(self.delay)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
+
+    def _hold(self) -> None:
+        """Wait for ``release`` if this call, just logged, is number ``hold_from`` or later."""
+        if not (self.log and self.release):
+            raise ValueError("scripted LLM: hold_from needs log and release")
+        if len(Path(self.log).read_text(encoding="utf-8").splitlines()) < self.hold_from:
+            return
+        deadline = time.monotonic() + self.barrier_timeout
+        while not Path(self.release).exists():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"scripted LLM: {self.release} was never created")
+            time.sleep(0.05)
 
     def _wait_for_peers(self) -> None:
         """Announce this call in ``barrier_dir`` and wait until ``barrier`` calls have.

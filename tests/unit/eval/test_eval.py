@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -30,13 +29,15 @@ RECORDS = [
 
 
 class Answerer(BaseChatModel):
-    """Answers "What is item N?" with "Thing N"; can fail on one question, and be slow."""
+    """Answers "What is item N?" with "Thing N"; can fail on one question, and can hold each
+    call until ``gather`` calls are in flight together (a barrier, not a clock)."""
 
     fail_on: str = ""
-    delay: float = 0.0
+    gather: int = 1
     asked: list[str] = Field(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _active: int = PrivateAttr(default=0)
+    _together: threading.Barrier | None = PrivateAttr(default=None)
     peak: int = 0
 
     @property
@@ -51,8 +52,10 @@ class Answerer(BaseChatModel):
             self._active += 1
             self.peak = max(self.peak, self._active)
             self.asked.append(question)
+            if self._together is None:
+                self._together = threading.Barrier(self.gather, timeout=120)
         try:
-            time.sleep(self.delay)
+            self._together.wait()
             if question == self.fail_on:
                 raise RuntimeError("provider went away")
             reply = "Thing " + question.split()[-1].rstrip("?")
@@ -156,7 +159,7 @@ def test_a_failing_question_stops_the_run_and_keeps_what_finished(tmp_path):
 
 @pytest.mark.parametrize("concurrency", [1, 3])
 def test_concurrency_bounds_the_questions_in_flight(tmp_path, concurrency):
-    llm = Answerer(delay=0.2)
+    llm = Answerer(gather=concurrency)  # each call waits until `concurrency` are in flight
     assert evaluate(llm, RECORDS, tmp_path / "r.jsonl", concurrency=concurrency) == 6
     assert llm.peak == concurrency
     assert len(ids(tmp_path / "r.jsonl")) == 6

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 
@@ -85,14 +84,13 @@ def test_models_load_once_and_are_shared(dpr_dir):
     assert resolve_reader(f"dpr:{dpr_dir}") is resolve_reader(f"dpr:{dpr_dir}")
 
 
-def test_missing_model_says_how_to_fix_it(tmp_path, monkeypatch):
+def test_missing_model_says_how_to_fix_it(tmp_path, monkeypatch, connections):
     with pytest.raises(ValueError, match=r"could not be loaded: download it .* --reader llm"):
         DPRReaderModel(str(tmp_path / "absent")).load()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    started = time.monotonic()
     with pytest.raises(ValueError, match="'facebook/dpr-reader-multiset-base' could not be"):
         DPRReaderModel().load()
-    assert time.monotonic() - started < 30  # offline: no network retries
+    assert connections == []  # offline: not one attempt to reach the hub
 
 
 def test_not_a_model_directory(tmp_path):

@@ -26,6 +26,7 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,11 +118,8 @@ class ScriptedChatModel(BaseChatModel):
             raise ValueError("scripted LLM: hold_from needs log and release")
         if len(Path(self.log).read_text(encoding="utf-8").splitlines()) < self.hold_from:
             return
-        deadline = time.monotonic() + self.barrier_timeout
-        while not Path(self.release).exists():
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"scripted LLM: {self.release} was never created")
-            time.sleep(0.05)
+        release = Path(self.release)
+        self._wait_until(release.exists, lambda: f"{release} was never created")
 
     def _wait_for_peers(self) -> None:
         """Announce this call in ``barrier_dir`` and wait until ``barrier`` calls have.
@@ -133,11 +131,19 @@ class ScriptedChatModel(BaseChatModel):
         folder = Path(self.barrier_dir)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / uuid.uuid4().hex).write_text(str(os.getpid()))
+
+        def started() -> int:
+            return sum(1 for _ in folder.iterdir())
+
+        self._wait_until(
+            lambda: started() >= self.barrier,
+            lambda: f"{self.barrier} calls never ran at once ({started()} started)",
+        )
+
+    def _wait_until(self, done: Callable[[], bool], failure: Callable[[], str]) -> None:
+        """Poll ``done`` (files other processes write) for up to ``barrier_timeout`` seconds."""
         deadline = time.monotonic() + self.barrier_timeout
-        while sum(1 for _ in folder.iterdir()) < self.barrier:
+        while not done():
             if time.monotonic() > deadline:
-                raise TimeoutError(
-                    f"scripted LLM: {self.barrier} calls never ran at once "
-                    f"({sum(1 for _ in folder.iterdir())} started)"
-                )
+                raise TimeoutError(f"scripted LLM: {failure()}")
             time.sleep(0.05)

@@ -19,7 +19,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from searchain.prompts import TaskPrompt, task_names, task_prompt
 from searchain.tools.retrieval.resolve import resolve_retriever
-from searchain.types import Reader, Retriever
+from searchain.tools.verifiers.resolve import resolve_verifier
+from searchain.types import Reader, Retriever, Verifier
 
 ENV_PREFIX = "SEARCHAIN_"
 
@@ -63,6 +64,10 @@ class Context:
     """Elasticsearch: where a passage's id comes from, the document ``_id`` or a field."""
     reader: str | SkipJsonSchema[InstanceOf[Reader]] = "dpr"
     """Reader: ``dpr`` (paper default), ``extractive``, ``llm``, a model path, or an object."""
+    verifier: str | SkipJsonSchema[InstanceOf[Verifier]] = "lexical"
+    """Who judges whether a passage states a step (the verdict on its citations): ``lexical``
+    (containment on word boundaries, offline; yes/no and numbers stay unverifiable) or
+    ``nli:MODEL`` (a sequence-classification NLI model's hub name or directory)."""
     theta: float | None = None
     """Confidence threshold θ for Verify; ``None`` uses the reader's own default (1.5 for DPR)."""
     alpha: float = 0.35
@@ -245,3 +250,8 @@ def context_retriever(ctx: Context) -> Retriever:
         id_field=ctx.es_id_field,
     )
     return resolve_retriever(ctx.retriever, ctx.index, es=es)
+
+
+def context_verifier(ctx: Context) -> Verifier:
+    """The verifier a run's context names (``lexical`` unless set)."""
+    return resolve_verifier(ctx.verifier)

@@ -15,7 +15,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from searchain.output import unstated_notes
+from searchain.output import provenance_notes, unstated_notes
 from searchain.text import clean_text
 
 TOOL_DESCRIPTION = (
@@ -27,10 +27,11 @@ TOOL_DESCRIPTION = (
 def format_answer(result: dict[str, Any]) -> str:
     """A run's result as text an LLM can quote: answer, cited content, references.
 
-    A citation whose passage does not state its step is marked ``[n]†`` with a note.
+    A citation whose passage does not state its step is marked ``[n]†`` with a note; what
+    searchain wrote rather than the model (a composed content, a fallback answer) says so.
     """
     content, notes = unstated_notes(result)
-    lines = [f"Answer: {result.get('answer', '')}", "", content, *notes]
+    lines = [f"Answer: {result.get('answer', '')}", "", content, *notes, *provenance_notes(result)]
     if result.get("references"):
         lines += ["", "References:"]
         lines += [f"[{ref.n}] {ref.title}: {ref.text}" for ref in result["references"]]

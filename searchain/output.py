@@ -32,13 +32,37 @@ def unstated_notes(result: dict[str, Any]) -> tuple[str, list[str]]:
     return content, notes
 
 
+COMPOSED_NOTE = (
+    "Composed by searchain from the reasoning steps (the model's final content cited nothing); "
+    "the model wrote: {model}"
+)
+PATH_ANSWER_NOTE = "The model stated no final answer: the answer shown is the last step's."
+
+
+def provenance_notes(result: dict[str, Any]) -> list[str]:
+    """One line for each piece of the output searchain wrote rather than the model.
+
+    A composed final content (the model's reply cited nothing, so searchain wrote one sentence
+    per step), and an answer taken from the last step because the model stated none.
+    """
+    notes = []
+    if result.get("content_source") == "composed":
+        notes.append(COMPOSED_NOTE.format(model=repr(result.get("model_content", ""))))
+    if result.get("answer_source") == "path":
+        notes.append(PATH_ANSWER_NOTE)
+    return notes
+
+
 def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
     """The graph's output as JSON-ready data: answer, content, references, tree, rounds."""
     nodes = result.get("nodes", [])
     return {
         "question": result.get("question", ""),
         "answer": result.get("answer", ""),
+        "answer_source": result.get("answer_source", ""),
         "final_content": result.get("final_content", ""),
+        "content_source": result.get("content_source", ""),
+        "model_content": result.get("model_content", ""),
         "references": [asdict(ref) for ref in result.get("references", [])],
         "unresolved_citations": list(result.get("unresolved_citations", [])),
         "nodes": [

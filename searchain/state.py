@@ -19,18 +19,16 @@ from langgraph.channels.delta import DeltaChannel
 from langgraph.channels.ephemeral_value import EphemeralValue
 from langgraph.graph.message import add_messages
 
-from searchain.text import passage_states
-from searchain.types import Passage
+from searchain.support import Support
+from searchain.types import Passage, Verifier
 
 KnowledgeSource = Literal["llm", "corrected", "completed", "edited"]
 """Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it,
 or a person editing it (``searchain edit``)."""
 
-Support = Literal["stated", "unstated"]
-"""The verdict on a citation: whether the cited passage states the answer of the step citing it."""
-
 FormatFailure = Literal[
     "no_chain",
+    "no_reader_answer",
     "no_final_content",
     "no_final_answer",
     "invalid_action",
@@ -44,6 +42,13 @@ is ..."), a ReAct or ToolFormer step with no valid action, a Least-to-Most decom
 no sub-question, a DSP hop with no "Search Query:", a Tree-of-Thought evaluation that is none of
 sure/likely/impossible. The run goes on (a fallback answers), but these are where iterative
 methods silently lose points, so they are counted."""
+
+ContentSource = Literal["", "model", "composed"]
+"""Who wrote the final content: the model (its last reply), or searchain, which composes one
+from the reasoning path when the model's reply cited nothing; empty when no reply was written."""
+AnswerSource = Literal["", "model", "path"]
+"""Where the short answer came from: stated in the model's last reply, or (the model stated
+none) the last reasoning step's answer; empty when there is none."""
 
 StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
 """Why reasoning ended: the whole chain passed, the round budget ran out, or no chain was found."""
@@ -115,8 +120,10 @@ class TreeNode:
     theta: float | None = None
     """The confidence threshold Verify weighed ``confidence`` against (set when it did)."""
     support: Support | None = None
-    """Set when accepted: ``stated`` when ``passage`` states ``answer`` (always, for an answer
-    IR took from it), else ``unstated`` — a citation of this step would not back it."""
+    """Set when accepted, by the run's verifier (:mod:`searchain.support`): ``stated`` when
+    ``passage`` states ``answer``, ``unstated`` when it does not (a citation of this step would
+    not back it), ``unverifiable`` when the lexical rule cannot tell. An answer IR took from the
+    passage is judged like any other: a reader's span can be made up or empty."""
 
 
 @dataclass
@@ -150,6 +157,8 @@ class Reference:
     support: Support | None = None
     """Whether the passage states the cited step's answer (the step's ``support``); ``None``
     only in results checkpointed before verdicts existed."""
+    inserted: bool = False
+    """Searchain wrote this citation (a composed final content), not the model."""
 
 
 @dataclass
@@ -210,6 +219,14 @@ class OutputState(InputState):
     """The final answer, short form (a label for yes/no and fact checking)."""
     final_content: str = ""
     """The final content with ``[n]`` citations that resolve to ``references``."""
+    content_source: ContentSource = ""
+    """Who wrote ``final_content``: ``model`` or ``composed`` (by searchain, from the path)."""
+    model_content: str = ""
+    """The model's own last reply, its ``[n]`` markers resolved: what answer metrics read. The
+    same as ``final_content`` unless that was composed; empty when the model wrote none."""
+    answer_source: AnswerSource = ""
+    """Where ``answer`` came from: ``model`` (stated in its reply) or ``path`` (the last
+    step's answer, since the model stated none)."""
     references: list[Reference] = field(default_factory=list)
     """The passages cited by ``final_content``, by number."""
     unresolved_citations: list[int] = field(default_factory=list)
@@ -304,6 +321,19 @@ def checkpoint_serializer() -> Any:
     return JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
+def untraced() -> dict[str, Any]:
+    """What Trace writes, cleared: a question not traced yet (a new turn, an edited step)."""
+    return {
+        "answer": "",
+        "answer_source": "",
+        "final_content": "",
+        "content_source": "",
+        "model_content": "",
+        "references": [],
+        "unresolved_citations": [],
+    }
+
+
 def accept(
     node: TreeNode, source: KnowledgeSource, answer: str, step: int, support: Support
 ) -> TreeNode:
@@ -311,19 +341,20 @@ def accept(
     return replace(node, source=source, answer=answer, step=step, support=support)
 
 
-def verdict(node: TreeNode, answer: str, *, long_form: bool, alpha: float) -> Support:
-    """Whether ``node``'s passage states ``answer`` (:func:`searchain.text.passage_states`).
+def verdict(
+    node: TreeNode, answer: str, verifier: Verifier, *, long_form: bool, alpha: float
+) -> Support:
+    """Whether ``node``'s passage states ``answer``, by ``verifier``; no passage states nothing.
 
-    An answer IR took from the passage (a correction, a completion) is stated by construction
-    and needs no test.
+    Every accepted answer is weighed, IR's own included: a correction or a completion is a
+    reader's span, which an LLM reader can make up and any reader can leave empty.
     """
     passage = node.passage
-    if passage is not None and passage_states(
-        passage.text if long_form else passage.as_reference(),
-        answer,
-        node.reader_answer,
-        long_form=long_form,
-        alpha=alpha,
-    ):
-        return "stated"
-    return "unstated"
+    if passage is None or not answer.strip():
+        return "unstated"
+    found = verifier.verdict(
+        passage, node.query, answer, node.reader_answer, long_form=long_form, alpha=alpha
+    )
+    if found not in ("stated", "unstated", "unverifiable"):
+        raise ValueError(f"verifier {verifier.name!r} gave the verdict {found!r}")
+    return found  # type: ignore[return-value]

@@ -101,23 +101,6 @@ def is_consistent(
     return contains_answer(llm_answer, reader_answer)
 
 
-def passage_states(
-    passage: str, answer: str, reader_answer: str = "", *, long_form: bool, alpha: float
-) -> bool:
-    """Whether ``passage`` states ``answer``: the verdict on a citation of it.
-
-    Short answers, with the normalisation and containment Verify uses: the answer occurs in the
-    passage, or the reader's span does and the answer contains it (the passage says "born in
-    1989", the answer is "He was born in 1989"). Long-form answers: ROUGE-L between the answer
-    and the passage reaches ``alpha``, Verify's own test.
-    """
-    if long_form:
-        return rouge_l(answer, passage) >= alpha
-    if contains_answer(passage, answer):
-        return True
-    return occurs_in(reader_answer, passage) and contains_answer(answer, reader_answer)
-
-
 _ABBREVIATIONS = frozenset(
     [
         "mr",
@@ -248,20 +231,24 @@ _FINAL_ANSWER = re.compile(
 def extract_final_answer(content: str, labels: tuple[str, ...] = ()) -> str:
     """The answer stated in a final content: the text after the last "(final) answer is".
 
-    With ``labels`` (``yes``/``no``, ``SUPPORTS``/``REFUTES``) the result is the label that
-    appears there (or, failing that, the last label anywhere in the content), spelt as the label.
+    With ``labels`` (``yes``/``no``, ``SUPPORTS``/``REFUTES``) the result is the one label the
+    answer sentence names, spelt as the label: the sentence after "answer is", or, with no such
+    phrase, a content that opens with a label ("No, he was not."). A label anywhere else is no
+    answer ("Kevin Drew no longer lives there" says no "no"), nor is an answer sentence naming
+    none or two: the result is ``""``, a counted ``no_final_answer``.
     """
     stated = ""
     scope = content
+    marked = False
     while matches := list(_FINAL_ANSWER.finditer(scope)):  # "the answer is: the answer is X"
         stated = scope = matches[-1].group("answer")
+        marked = True
     stated = re.split(r"(?<=[^A-Z.]\w)\.(?:\s|$)|\[\d+\]", stated)[0].strip(EDGE_NOISE + ".")
     if not labels:
         return stated
-    for scope in (stated, content):
-        words = normalize_answer(scope).split()
-        for word in reversed(words):
-            for label in labels:
-                if word == label.lower():
-                    return label
-    return stated
+    by_word = {label.lower(): label for label in labels}
+    if marked:
+        named = {by_word[w] for w in normalize_answer(stated).split() if w in by_word}
+        return named.pop() if len(named) == 1 else ""
+    opening = normalize_answer(content).split()[:1]
+    return by_word.get(opening[0], "") if opening else ""

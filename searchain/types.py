@@ -1,8 +1,8 @@
-"""The two small interfaces the graph needs from the outside world, and the passage they share.
+"""The small interfaces the graph needs from the outside world, and the passage they share.
 
 Any object with the right method plugs in: the embedded BM25 index, Elasticsearch, a LangChain
-retriever, a DPR reader, a test double. Keeping them this small is what lets tests and users swap
-components without touching the graph.
+retriever, a DPR reader, an NLI verifier, a test double. Keeping them this small is what lets
+tests and users swap components without touching the graph.
 """
 
 from __future__ import annotations
@@ -62,4 +62,25 @@ class Reader(Protocol):
 
     def read(self, query: str, passages: Sequence[Passage]) -> list[ReaderAnswer]:
         """Read each passage for ``query``; one answer per passage, in order."""
+        ...
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """(passage, step) in, whether the passage states the step's answer out."""
+
+    name: str
+    """How reports name it (``lexical``, ``nli:MODEL``)."""
+
+    def verdict(
+        self,
+        passage: Passage,
+        query: str,
+        answer: str,
+        reader_answer: str = "",
+        *,
+        long_form: bool,
+        alpha: float,
+    ) -> str:
+        """``stated``, ``unstated`` or ``unverifiable`` (see :mod:`searchain.support`)."""
         ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -50,6 +51,13 @@ def evaluate(
             "or paper (IRCoT's published ones)."
         ),
     ] = "tuning",
+    verifier: Annotated[
+        str,
+        typer.Option(
+            help="SearChain methods: who judges the citations, lexical (offline) or nli:MODEL "
+            "(an NLI model's hub name or directory; adds ALCE's citation figures)."
+        ),
+    ] = "lexical",
     concurrency: Annotated[int, typer.Option(help="Questions answered at once.")] = 1,
     p: Annotated[
         float | None, typer.Option("--p", help="Simulated LLM: chance of a wrong hop answer.")
@@ -71,6 +79,7 @@ def evaluate(
     from searchain.eval.runner import SIMULATED, EvalSpec, done_ids, read_results, run_records
     from searchain.eval.setup import check, eval_context, eval_records
     from searchain.methods import get_method
+    from searchain.tools.llms.resolve import model_identity
 
     simulated_llm = llm == SIMULATED
     reads = get_method(method).graph == "searchain"  # IRCoT's family answers with the LLM
@@ -86,8 +95,12 @@ def evaluate(
         seed=seed if simulated_llm else None,
         k=k,
         demos=demos,
+        verifier=verifier,
     )
     check(spec)
+    # What ``auto`` means here, and which file a GGUF model is: recorded in every line, so a
+    # file never mixes two models' answers.
+    spec = replace(spec, model=SIMULATED if simulated_llm else model_identity(llm))
     done_ids(out_file, spec)  # a results file of another run fails before anything loads
     root = data_dir(data)
     records = eval_records(root, spec, limit)

@@ -8,11 +8,12 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from searchain.cli.common import err, out
-from searchain.output import UNSTATED, unstated_notes
+from searchain.output import UNSTATED, provenance_notes, unstated_notes
 
 VERDICTS = {
     "stated": " [green]· states its step[/green]",
     "unstated": " [red]· does not state its step[/red]",
+    "unverifiable": " [yellow]· cannot be checked by the lexical rule[/yellow]",
 }
 """Each reference's verdict, after its title: does its passage state the step citing it?"""
 SOURCE_STYLE = {
@@ -64,6 +65,8 @@ def show_result(result: dict[str, Any]) -> None:
     out.print(escape(content))
     for note in notes:
         out.print(f"[red]{escape(note)}[/red]")
+    for note in provenance_notes(result):
+        out.print(f"[yellow]{escape(note)}[/yellow]")
     out.print()
     for ref in result.get("references", []):
         mark = UNSTATED if ref.support == "unstated" else ""

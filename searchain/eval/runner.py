@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from searchain.eval.alce import alce_scores
 from searchain.eval.datasets import Record
 from searchain.eval.metrics import (
     OFFICIAL_STYLE,
@@ -33,6 +34,7 @@ from searchain.methods import Method, get_method
 from searchain.output import result_to_json
 from searchain.state import KnowledgeSource
 from searchain.text import normalize_answer
+from searchain.tools.verifiers.resolve import resolve_verifier
 from searchain.types import Passage
 
 Run = tuple[tuple[str, Any], ...]
@@ -71,6 +73,13 @@ class EvalSpec:
     demos: str = "tuning"
     """IRCoT's family's few-shot demonstrations: ``tuning`` (built from the data set's tuning
     split) or ``paper`` (IRCoT's published ones, appendix G)."""
+    model: str = ""
+    """The model that ran, resolved (:func:`searchain.tools.llms.resolve.model_identity`):
+    ``auto`` as the spec it meant, a GGUF or script file with its digest; empty in files
+    written before it was recorded. A file is never resumed with another model."""
+    verifier: str = "lexical"
+    """Who gave the verdicts on citations: ``lexical`` or ``nli:MODEL`` (which also gives
+    ALCE's citation figures)."""
 
     @property
     def simulated(self) -> bool:
@@ -78,7 +87,7 @@ class EvalSpec:
         return SIMULATED in (self.llm, self.reader)
 
 
-LATER = {"k": None, "demos": "tuning"}
+LATER = {"k": None, "demos": "tuning", "model": "", "verifier": "lexical"}
 """Configuration fields added after the first results files, with the value older runs had."""
 
 
@@ -190,7 +199,6 @@ def result_line(
     seconds: float,
 ) -> dict[str, Any]:
     """One results line for ``record`` from the graph's ``output``."""
-    prediction = output.get("answer", "")
     line: dict[str, Any] = {
         "config": asdict(spec),
         "simulated": spec.simulated,
@@ -198,7 +206,7 @@ def result_line(
         "question": record.question,
         "answers": list(record.answers),
         "task": record.task,
-        "prediction": prediction,
+        "prediction": output.get("answer", ""),
     }
     if method.graph != "searchain":  # IRCoT and the baselines share IRCoT's output
         retrieved: list[Passage] = output.get("paragraphs", [])
@@ -218,22 +226,31 @@ def result_line(
         rounds = output.get("rounds", 0)
         sources = Counter(n.source for n in path)
         references = output.get("references", [])
+        written = [r for r in references if not r.inserted]  # the model's own citations
+        # Scored on the model's words only: a composed content (searchain's sentences from
+        # the path) and an answer taken from the last step are shown, never scored.
+        generated = output.get("model_content", "")
+        if output.get("answer_source") != "model":
+            line["prediction"] = ""
         extra = {
             "knowledge_sources": {s: sources[s] for s in SOURCES},
             "stop_reason": output.get("stop_reason", ""),
             "hops": hop_outcomes(record, path),
+            "content_source": output.get("content_source", ""),
             # Each reference cites one distinct step: stated references are the steps backed.
             "citations": {
-                "cited": len(references),
-                "stated": sum(1 for r in references if r.support == "stated"),
+                "cited": len(written),
+                "stated": sum(1 for r in written if r.support == "stated"),
+                "unverifiable": sum(1 for r in written if r.support == "unverifiable"),
+                "inserted": len(references) - len(written),
                 "steps": len(path),
             },
         }
-        generated = output.get("final_content", "")
         extra["result"] = result_to_json(output)  # the whole tree: the report's page of it
     # A method with IR has a recall even when it chose not to search (Verify-and-Edit on a
     # confident vote): it retrieved none of the gold paragraphs.
-    line["metrics"] = score(record, prediction, retrieved if method.uses_ir else None, generated)
+    retrieval = retrieved if method.uses_ir else None
+    line["metrics"] = score(record, line["prediction"], retrieval, generated)
     line["generation"] = generated
     line["format_failures"] = list(output.get("format_failures", []))
     line.update(
@@ -267,6 +284,7 @@ async def run_records(
         raise ValueError(f"--concurrency must be at least 1, got {concurrency}")
     method = get_method(spec.method)
     graph = method.compiled()
+    entails = getattr(resolve_verifier(getattr(context, "verifier", "lexical")), "entails", None)
     done = done_ids(out, spec)
     todo = [r for r in records if r.id not in done]
     if on_start is not None:
@@ -282,7 +300,13 @@ async def run_records(
                 config={"callbacks": [usage]},
                 context=context,
             )
-            return result_line(spec, method, record, output, usage, time.perf_counter() - started)
+            line = result_line(spec, method, record, output, usage, time.perf_counter() - started)
+            if entails is not None and method.graph == "searchain":
+                # ALCE's figures on the model's own words and citations, never composed ones.
+                written = output.get("model_content", "")
+                cited = [r for r in output.get("references", []) if not r.inserted]
+                line["alce"] = await asyncio.to_thread(alce_scores, written, cited, entails)
+            return line
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tasks = [asyncio.ensure_future(answer(record)) for record in todo]

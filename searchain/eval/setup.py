@@ -15,6 +15,7 @@ from searchain.eval.datasets import Record, load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.methods import get_method
 from searchain.prompts.ircot import SHIPPED
+from searchain.tools.verifiers.resolve import resolve_verifier
 
 
 def check(spec: EvalSpec) -> None:
@@ -45,6 +46,12 @@ def check(spec: EvalSpec) -> None:
         raise ValueError(f"{spec.method} takes no --k (it retrieves nothing, or always the top 1)")
     if spec.k is not None and not 1 <= spec.k <= 50:
         raise ValueError(f"--k must be between 1 and 50, got {spec.k}")
+    if spec.verifier != "lexical" and method.graph != "searchain":
+        raise ValueError(
+            f"{spec.method} cites nothing, so there is nothing to verify: drop --verifier, or "
+            "run a searchain method"
+        )
+    resolve_verifier(spec.verifier)  # an unknown verifier fails here, before anything loads
     if method.task == "no_ir" and spec.dataset not in ("musique", "hotpotqa", "2wikimultihopqa"):
         raise ValueError(
             f"{spec.method} has the paper's question-answering prompt only (Fig. 8): use "
@@ -82,11 +89,12 @@ def auto_cot_demos(root: Path, spec: EvalSpec, llm: Any, cache: Path) -> Path:
     """Auto-CoT's demonstrations for the run, built once and kept in ``cache``.
 
     They come from the data set's tuning questions and the run's LLM (a file per data set and
-    LLM spec), so a rerun or another split reuses them.
+    resolved model, so ``auto`` on two machines or a changed GGUF file never share one), so a
+    rerun or another split reuses them.
     """
     from searchain.eval.auto_cot import VERSION, build_auto_cot_demos, cached_demos
 
-    name = hashlib.sha256(f"{spec.llm} {VERSION}".encode()).hexdigest()[:12]
+    name = hashlib.sha256(f"{spec.model or spec.llm} {VERSION}".encode()).hexdigest()[:12]
     path = cache / "auto-cot" / f"{spec.dataset}-{name}.json"
     questions = [r.question for r in load_records(root, spec.dataset, "tune")]  # type: ignore[arg-type]
     return cached_demos(path, lambda: build_auto_cot_demos(questions, llm))
@@ -138,7 +146,10 @@ def eval_context(
     else:
         retriever = elastic_index(root, es_url, es_index)
     if method.graph == "searchain":
-        return method.context(llm=llm, retriever=retriever, reader=reader)
+        verifier = resolve_verifier(spec.verifier)
+        if hasattr(verifier, "load"):
+            verifier.load()  # missing weights fail before the first question
+        return method.context(llm=llm, retriever=retriever, reader=reader, verifier=verifier)
     # Few-shot demonstrations of the same data set: built from its tuning split, or IRCoT's
     # published ones (none for the data sets that have neither).
     demos = f"paper-{spec.dataset}" if spec.demos == "paper" else spec.dataset

@@ -28,9 +28,13 @@ def retrieve(ctx: Context, query: str, k: int, have: Sequence[Passage] = ()) -> 
 
 
 def final_answer(reply: str, labels: Sequence[str] = ()) -> str:
-    """The answer a reply states ("answer is …"), else the reply's first line itself."""
+    """The answer a reply states ("answer is …"), else the reply's first line itself.
+
+    With ``labels`` only a label the answer sentence names is an answer (see
+    :func:`searchain.text.extract_final_answer`): a first line that names none is no answer.
+    """
     stated = extract_final_answer(reply, tuple(labels))
-    if stated:
+    if stated or labels:
         return stated
     lines = reply.strip().splitlines()
     return lines[0].strip(" .:") if lines else ""

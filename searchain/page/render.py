@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from searchain.files import write_atomic
+from searchain.output import provenance_notes
 
 SOURCE_LABELS = {
     "llm": "LLM",
@@ -91,6 +92,7 @@ def _question(i: int, result: dict[str, Any], several: bool) -> str:
         f'<p class="answer"><strong>{_e(result.get("answer") or "(none)")}</strong></p>',
         f'<p class="content">{content}</p>',
         *notes,
+        *(f'<p class="note provenance">{_e(note)}</p>' for note in provenance_notes(result)),
         f"<h{sub}>References</h{sub}>",
         _references(q, references) if references else "<p>No passage is cited.</p>",
         f"<h{sub}>Tree-of-Reasoning</h{sub}>",
@@ -126,6 +128,8 @@ def _verdict(support: str | None) -> str:
         return '<span class="badge stated">passage states it</span>'
     if support == "unstated":
         return '<span class="badge unstated">passage does not state it</span>'
+    if support == "unverifiable":
+        return '<span class="badge unverifiable">the lexical rule cannot check it</span>'
     return ""
 
 

@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.files",
         ),
     ),
+    ("verdicts on the leaves' text", ("searchain.support",)),
     ("prompts", ("searchain.prompts",)),
     ("tools", ("searchain.tools",)),
     ("context and state", ("searchain.context", "searchain.state")),

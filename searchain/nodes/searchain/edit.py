@@ -9,10 +9,10 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from searchain.context import Context, context_of
+from searchain.context import Context, context_of, context_verifier
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
-from searchain.state import Edit, State, TreeNode, accept, verdict
+from searchain.state import Edit, State, TreeNode, accept, untraced, verdict
 from searchain.text import clean_text
 
 
@@ -60,7 +60,7 @@ def edit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     answer = clean_text(request.answer).strip()
     ctx = context_of(runtime, state.settings)
     long_form = ctx.task_prompt(state.task).long_form
-    support = verdict(node, answer, long_form=long_form, alpha=ctx.alpha)
+    support = verdict(node, answer, context_verifier(ctx), long_form=long_form, alpha=ctx.alpha)
     step = node.step or 0  # check_edit returned a step of the path
     nodes = []
     for other in state.nodes:
@@ -77,8 +77,5 @@ def edit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "nodes": nodes,
         "messages": [HumanMessage(feedback)],
         "stop_reason": "",
-        "answer": "",
-        "final_content": "",
-        "references": [],
-        "unresolved_citations": [],
+        **untraced(),
     }

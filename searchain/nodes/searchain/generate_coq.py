@@ -14,7 +14,7 @@ from searchain.events import emit
 from searchain.nodes.searchain.chain import parse_chain
 from searchain.nodes.searchain.dedup import find_duplicate
 from searchain.prompts import feedback_template, render
-from searchain.state import Branch, State, TreeNode, Turn
+from searchain.state import Branch, State, TreeNode, Turn, untraced
 from searchain.tools.llms.generate import generate
 from searchain.tools.llms.resolve import resolve_llm
 
@@ -38,10 +38,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         finished = Turn(state.question_asked, state.answer, state.path)
         reset = {
             "history": [finished],
-            "answer": "",
-            "final_content": "",
-            "references": [],
-            "unresolved_citations": [],
+            **untraced(),
             "rounds": 0,
         }
         clear = [RemoveMessage(id=REMOVE_ALL_MESSAGES)]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of
@@ -24,26 +25,29 @@ MAX_TOKENS = 256
 def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Produce ``final_content`` with resolved ``[n]`` references and the short ``answer``.
 
-    With no accepted step there is nothing to cite: the last chain's ``[Final Content]`` (or the
-    LLM's last reply) is the result. The LLM writes the final content in a fresh conversation
-    (the Chain-of-Query history is not needed); if it cites nothing, the content is rewritten
-    from the path so that every step still carries its reference.
+    With no accepted step there is nothing to cite: the model's last reply (its last chain's
+    ``[Final Content]``, else the reply itself) is the result — never a prompt of ours. The LLM
+    writes the final content in a fresh conversation (the Chain-of-Query history is not
+    needed); if it cites nothing, searchain composes one from the path so that every step still
+    carries its reference, and says so (``content_source`` ``composed``, its citations
+    ``inserted``). The model's own words stay in ``model_content``, which answer metrics read.
     """
     ctx = context_of(runtime, state.settings)
     labels = ctx.task_prompt(state.task).answer_labels
     path = state.path
     stop_reason = state.stop_reason or "chain_passed"
     if not path:
-        # Nothing was accepted, so nothing can be cited: the LLM's own final content is the
+        # Nothing was accepted, so nothing can be cited: the model's own final content is the
         # result, its [n] markers removed (and reported) like any that point nowhere.
-        last = state.branches[-1].final_content if state.branches else None
-        raw = last if last is not None else (state.messages[-1].text if state.messages else "")
-        content, _, unresolved = resolve_citations(raw, [])
+        content, _, unresolved = resolve_citations(last_reply(state), [])
         answer = extract_final_answer(content, labels)
         emit(runtime, "trace_done", references=0, unresolved=unresolved)
         return {
             "final_content": content,
+            "content_source": "model" if content else "",
+            "model_content": content,
             "answer": answer,
+            "answer_source": "model" if answer else "",
             "references": [],  # every output field, even with nothing to cite
             "unresolved_citations": unresolved,
             "stop_reason": stop_reason,
@@ -60,17 +64,32 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     )
     llm = resolve_llm(ctx.llm)
     reply = generate(llm, [HumanMessage(prompt)], stop=STOP, max_tokens=MAX_TOKENS)
-    content, references, unresolved = resolve_citations(reply, path)
-    stated = extract_final_answer(content, labels)
-    answer = stated or path[-1].answer.strip(" .")  # the last step's answer, when none is stated
+    written, references, unresolved = resolve_citations(reply, path)
+    stated = extract_final_answer(written, labels)
+    # The last step's answer, when the model stated none: shown, but not the model's answer.
+    answer = stated or path[-1].answer.strip(" .")
+    content, source = written, "model"
     if not references:
-        content, references, _ = resolve_citations(compose_content(path, answer), path)
+        content, cited, _ = resolve_citations(compose_content(path, answer), path)
+        references = [replace(ref, inserted=True) for ref in cited]
+        source = "composed"
     emit(runtime, "trace_done", references=len(references), unresolved=unresolved)
     return {
         "final_content": content,
+        "content_source": source,
+        "model_content": written,
         "answer": answer,
+        "answer_source": "model" if stated else "path" if answer else "",
         "references": references,
         "unresolved_citations": unresolved,
         "stop_reason": stop_reason,
         "format_failures": state.format_failures + ([] if stated else ["no_final_answer"]),
     }
+
+
+def last_reply(state: State) -> str:
+    """The model's last words: its last chain's ``[Final Content]``, else its last reply."""
+    if state.branches and state.branches[-1].final_content is not None:
+        return state.branches[-1].final_content
+    replies = [m for m in state.messages if isinstance(m, AIMessage)]
+    return replies[-1].text if replies else ""

@@ -9,7 +9,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from searchain.context import Context, context_of
+from searchain.context import Context, context_of, context_verifier
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept, verdict
@@ -43,7 +43,8 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha
     )
     step = len(state.path) + 1
-    support = verdict(node, node.llm_answer, long_form=long_form, alpha=ctx.alpha)  # if it stands
+    verifier = context_verifier(ctx)
+    support = verdict(node, node.llm_answer, verifier, long_form=long_form, alpha=ctx.alpha)
     correct = ctx.verify and confident and not consistent and passage is not None
     if correct and ctx.approve_corrections:
         decision = interrupt(
@@ -73,8 +74,10 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             question=state.question,
             reference=passage.as_reference(),
         )
+        ir = node.reader_answer
+        corrected = verdict(node, ir, verifier, long_form=long_form, alpha=ctx.alpha)
         return {
-            "nodes": state.with_node(accept(node, "corrected", node.reader_answer, step, "stated")),
+            "nodes": state.with_node(accept(node, "corrected", ir, step, corrected)),
             "messages": [HumanMessage(feedback)],
         }
     emit(runtime, "node_accepted", node=node.id, confident=confident, consistent=consistent)

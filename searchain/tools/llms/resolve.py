@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 from pathlib import Path
@@ -58,6 +59,46 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
         f"unknown LLM spec {spec!r}: use 'auto', 'local', 'gguf:PATH', 'provider:model' "
         "(e.g. openai:gpt-4o-mini) or pass a LangChain chat model object"
     )
+
+
+def model_identity(spec: str | BaseChatModel) -> str:
+    """What a spec runs in this environment, as a results file records it.
+
+    ``auto`` becomes the spec it resolves to; a model read from a file (``local``, ``gguf:PATH``,
+    ``scripted:FILE``) carries the file's SHA-256 (its first 16 hex digits), so two files of the
+    same name never pass for one model; a chat model object is named by its class.
+    """
+    if isinstance(spec, BaseChatModel):
+        return f"object:{type(spec).__name__}"
+    name, _ = parse_spec(spec)
+    settings = spec.strip().partition("?")[2]
+    if name == "auto":
+        env = (os.environ.get("OPENAI_BASE_URL"), bool(os.environ.get("OPENAI_API_KEY")))
+        name = load_once(("auto", *env), auto_spec)
+    shown = f"{name}?{settings}" if settings else name
+    if name == "local":
+        path = smollm2_path()
+    elif name.startswith(("gguf:", "scripted:")):
+        path = name.partition(":")[2]
+    else:
+        return shown
+    if not Path(path).is_file():
+        raise ValueError(f"--llm {name}: no such file {path!r}")
+    return f"{shown} sha256:{file_digest(path)[:16]}"
+
+
+def file_digest(path: str) -> str:
+    """The SHA-256 of a file, computed once per process for each size and modification time."""
+    stat = Path(path).stat()
+
+    def digest() -> str:
+        sha = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                sha.update(chunk)
+        return sha.hexdigest()
+
+    return load_once(("sha256", str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns), digest)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -14,7 +14,6 @@ Model weights load once, lazily, on the first read, and are shared by all thread
 from __future__ import annotations
 
 import json
-import os
 import re
 import warnings
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from searchain.cache import load_once
+from searchain.tools.pretrained import load_pretrained
 from searchain.tools.readers.batch import PairReader
 from searchain.types import Passage, ReaderAnswer
 
@@ -29,31 +29,6 @@ DEFAULT_DPR = "facebook/dpr-reader-multiset-base"
 DEFAULT_EXTRACTIVE = "deepset/roberta-base-squad2"
 MAX_ANSWER_TOKENS = 16
 MODELS_HINT = "the {kind} reader runs on PyTorch and transformers: pip install 'searchain[models]'"
-
-
-def load_pretrained(loader: Any, name_or_path: str, **kwargs: Any) -> Any:
-    """``loader.from_pretrained`` with an error that says how to get the weights.
-
-    A local directory or a model already in the Hugging Face cache loads offline; a hub name is
-    fetched only when the network allows it (``HF_HUB_OFFLINE=1`` makes a miss fail at once).
-    """
-    try:
-        return loader.from_pretrained(name_or_path, local_files_only=True, **kwargs)
-    except OSError:
-        if Path(name_or_path).exists() or os.environ.get("HF_HUB_OFFLINE") == "1":
-            raise _missing(name_or_path) from None
-    try:
-        return loader.from_pretrained(name_or_path, **kwargs)
-    except OSError:
-        raise _missing(name_or_path) from None
-
-
-def _missing(name: str) -> ValueError:
-    return ValueError(
-        f"reader model {name!r} could not be loaded: download it where the Hugging Face hub is "
-        f"reachable (huggingface-cli download {name} --local-dir DIR) and pass --reader "
-        "dpr:DIR or extractive:DIR, or use --reader llm"
-    )
 
 
 def best_span(start: Any, end: Any, allowed: Sequence[int]) -> tuple[int, int, float]:

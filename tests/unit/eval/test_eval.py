@@ -130,6 +130,8 @@ def test_each_question_gets_one_self_describing_line(tmp_path):
         "seed": None,
         "k": None,
         "demos": "tuning",
+        "model": "",
+        "verifier": "lexical",
     }
     assert first["prediction"] == "Thing 1" and first["simulated"] is False
     metrics = {"cover_em", "cover_em_answer", "cover_em_words", "em", "f1"}  # no recall: no IR

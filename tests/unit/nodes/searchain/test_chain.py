@@ -238,7 +238,10 @@ def test_real_smollm2_replies_parse_into_well_formed_chains(record):
         ("Yes. Laptops came later [2]", ("yes", "no"), "yes"),
         ("So the final answer is SUPPORTS.", ("SUPPORTS", "REFUTES"), "SUPPORTS"),
         ("the claim is refuted, the answer is refutes", ("SUPPORTS", "REFUTES"), "REFUTES"),
-        ("So the final answer is maybe.", ("yes", "no"), "maybe"),
+        ("So the final answer is maybe.", ("yes", "no"), ""),  # no label: no answer
+        ("Kevin Drew no longer lives in Toronto [1].", ("yes", "no"), ""),
+        ("I do not know. There is no answer.", ("yes", "no"), ""),
+        ("So the answer is yes or no.", ("yes", "no"), ""),  # two labels: none
     ],
 )
 def test_extract_final_answer(content, labels, expected):

@@ -305,6 +305,8 @@ class ReasoningState(ReasoningOutput, ThreadSettings):
     """CoT-SC: how many samples gave the majority answer (Verify-and-Edit edits below half)."""
     frontier: list[list[str]] = field(default_factory=list)
     """Tree-of-Thought: the chains of reasoning sentences kept after the last step, best first."""
+    pools: list[list[Passage]] = field(default_factory=list)
+    """Tree-of-Thought: each kept chain's own paragraphs, in ``frontier``'s order."""
 
 
 def checkpoint_serializer() -> Any:

@@ -45,16 +45,30 @@ def format_figures(failures: list[list[str]]) -> dict[str, Any]:
 
 
 def citation_figures(counts: list[dict[str, int]]) -> dict[str, Any]:
-    """Citation precision and recall over a run's questions, pooled.
+    """Citation precision and recall over a run's questions, pooled: the model's citations only.
 
-    Precision: citations whose passage states the step citing it, of all citations. Recall:
-    steps of the answers' reasoning paths backed by a stated citation, of all their steps.
+    Precision: the model's citations whose passage states the step citing it, of those the
+    verifier could judge (``unverifiable`` ones are counted apart). Recall: steps of the answers'
+    reasoning paths backed by a stated citation of the model's, of all their steps. Citations
+    searchain inserted into a composed content are counted apart and in neither figure.
     """
     cited = sum(c["cited"] for c in counts)
     stated = sum(c["stated"] for c in counts)
+    unverifiable = sum(c.get("unverifiable", 0) for c in counts)
     steps = sum(c["steps"] for c in counts)
+    judged = cited - unverifiable
     return {
         "per_question": cited / len(counts),
-        "precision": stated / cited if cited else None,
+        "precision": stated / judged if judged else None,
         "recall": stated / steps if steps else None,
+        "unverifiable": unverifiable / cited if cited else None,
+        "inserted": sum(c.get("inserted", 0) for c in counts) / len(counts),
+    }
+
+
+def alce_figures(scores: list[dict[str, float]]) -> dict[str, float]:
+    """ALCE's citation recall and precision: the means of the questions' own figures."""
+    return {
+        "recall": sum(s["recall"] for s in scores) / len(scores),
+        "precision": sum(s["precision"] for s in scores) / len(scores),
     }

@@ -15,10 +15,11 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from searchain.eval.figures import citation_figures, format_figures, hop_figures
+from searchain.eval.figures import alce_figures, citation_figures, format_figures, hop_figures
 from searchain.eval.pages import question_pages
 from searchain.eval.plots import draw_plots, pyplot
 from searchain.eval.runner import SIMULATED, SOURCES, Run, read_results
+from searchain.eval.sections import figure_sections, fmt
 from searchain.methods import METHODS
 
 NO_IR = "searchain-no-ir"
@@ -79,6 +80,12 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     cited = [r["citations"] for r in results if "citations" in r]
     if cited:
         summary["citations"] = citation_figures(cited)
+    written = [r["content_source"] for r in results if "content_source" in r]
+    if written:  # SearChain's results since provenance was recorded
+        summary["composed"] = written.count("composed") / len(written)
+    alce = [r["alce"] for r in results if "alce" in r]
+    if alce:
+        summary["alce"] = alce_figures(alce)
     return summary
 
 
@@ -195,7 +202,7 @@ def _cell(found: list[Run], summaries: dict[Run, Any], metric: str = "main") -> 
         tags = [f"{k}={config[k]}" for k in apart]
         if SIMULATED in (config["llm"], config["reader"]):
             tags.append("simulated")
-        value = _fmt(summaries[run].get(metric))
+        value = fmt(summaries[run].get(metric))
         values.append(f"{value} ({', '.join(tags)})" if tags else value)
     return " / ".join(values) or "–"
 
@@ -208,27 +215,6 @@ def label(run: Run, varying: set[str]) -> str:
     ]
     text = " ".join(parts)
     return f"{text} (simulated)" if SIMULATED in (config["llm"], config["reader"]) else text
-
-
-def _fmt(value: float | None, percent: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{100 * value:.1f}%" if percent else f"{value:.3f}" if value < 10 else f"{value:.0f}"
-
-
-def _section(title: str, intro: str, columns: list[str], rows: list[list[str]]) -> list[str]:
-    """A report section: its heading, a sentence on what it counts, its table (none if empty)."""
-    if not rows:
-        return []
-    return [
-        "",
-        f"## {title}",
-        "",
-        *([intro, ""] if intro else []),
-        "| " + " | ".join(columns) + " |",
-        "|" + "---|" * len(columns),
-        *("| " + " | ".join(row) + " |" for row in rows),
-    ]
 
 
 def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
@@ -257,8 +243,11 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
         "Main metric: the papers' cover-EM (the gold answer occurs in the whole generated "
         "output) for questions, accuracy for yes/no and fact checking. *cover-EM (answer)*: "
         "the same on the extracted answer only. EM and F1: the official HotpotQA (and "
-        "2WikiMultihopQA) and MuSiQue scripts' definitions. Recall: gold paragraphs among those "
-        "retrieved. Words and calls: the reasoning LLM, per question.",
+        "2WikiMultihopQA) and MuSiQue scripts' definitions. Every answer metric reads only what "
+        "the model wrote: a final content searchain composed from the path (*composed*, in the "
+        "citations table) and an answer it took from the last step are shown, never scored. "
+        "Recall: gold paragraphs among those retrieved. Words and calls: the reasoning LLM, "
+        "per question.",
         *paper_tables(runs, summaries),
         "",
         "## All runs (reasoning steps: Table 4; LLM cost and time: Table 5)",
@@ -269,13 +258,14 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     ]
     for run, s in summaries.items():
         c = dict(run)
+        llm = c["llm"] if c.get("model") in ("", c["llm"]) else f"{c['llm']} ({c['model']})"
         lines.append(
-            f"| {names[run]} | {c['dataset']} | {c['split']} | {c['llm']} | {c['reader']} "
-            f"| {s['n']} | {_fmt(s['main'])} | {_fmt(s.get('cover_em_answer'))} "
-            f"| {_fmt(s.get('em'))} | {_fmt(s.get('f1'))} "
-            f"| {_fmt(s.get('paragraph_recall'))} | {_fmt(s['rounds'])} | {_fmt(s['steps'])} "
-            f"| {_fmt(s['llm_calls'])} | {_fmt(s['words_in'])} | {_fmt(s['words_out'])} "
-            f"| {_fmt(s['seconds'])} |"
+            f"| {names[run]} | {c['dataset']} | {c['split']} | {llm} | {c['reader']} "
+            f"| {s['n']} | {fmt(s['main'])} | {fmt(s.get('cover_em_answer'))} "
+            f"| {fmt(s.get('em'))} | {fmt(s.get('f1'))} "
+            f"| {fmt(s.get('paragraph_recall'))} | {fmt(s['rounds'])} | {fmt(s['steps'])} "
+            f"| {fmt(s['llm_calls'])} | {fmt(s['words_in'])} | {fmt(s['words_out'])} "
+            f"| {fmt(s['seconds'])} |"
         )
     interactive = [run for run in runs if dict(run)["method"] in INTERACTIVE]
     if interactive:
@@ -290,7 +280,7 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
             shares = summaries[run]["sources"] or {}
             lines.append(
                 f"| {names[run]} | "
-                + " | ".join(_fmt(shares.get(s), percent=True) for s in SOURCES)
+                + " | ".join(fmt(shares.get(s), percent=True) for s in SOURCES)
                 + " |"
             )
         lines += [
@@ -307,68 +297,10 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
                 continue
             helped, misled, n, base = effect
             lines.append(
-                f"| {names[run]} | {names[base]} | {n} | {_fmt(helped, percent=True)} "
-                f"| {_fmt(misled, percent=True)} |"
+                f"| {names[run]} | {names[base]} | {n} | {fmt(helped, percent=True)} "
+                f"| {fmt(misled, percent=True)} |"
             )
-    lines += _section(
-        "Replies the parsers could not read",
-        "Questions with at least one reply that had no chain, no [Final Content], no final "
-        "answer or no valid ReAct action (a fallback answered instead), and such replies per "
-        "question.",
-        ["run", "main", "questions with one", "per question", "by kind"],
-        [
-            [
-                names[run],
-                _fmt(summaries[run]["main"]),
-                _fmt(f["rate"], percent=True),
-                _fmt(f["per_question"]),
-                ", ".join(f"{k} {n}" for k, n in f["kinds"].items()) or "–",
-            ]
-            for run in runs
-            if (f := summaries[run].get("format"))
-        ],
-    )
-    lines += _section(
-        "Citations: does each cited passage state the step citing it?",
-        "Precision: citations whose passage states their step, of all citations. Recall: "
-        "reasoning steps backed by a stated citation, of all steps on the answers' paths.",
-        ["run", "main", "citations/question", "citation precision", "citation recall"],
-        [
-            [
-                names[run],
-                _fmt(summaries[run]["main"]),
-                _fmt(c["per_question"]),
-                _fmt(c["precision"]),
-                _fmt(c["recall"]),
-            ]
-            for run in runs
-            if (c := summaries[run].get("citations"))
-        ],
-    )
-    lines += _section(
-        "Verify at the hop level (gold sub-questions)",
-        "",
-        [
-            "run",
-            "corrections",
-            "precision",
-            "recall (of wrong hops)",
-            "misleading (of right hops)",
-            "completions",
-        ],
-        [
-            [
-                names[run],
-                str(h["corrections"]),
-                _fmt(h["precision"]),
-                f"{_fmt(h['recall'])} ({h['wrong_hops']})",
-                f"{_fmt(h['misleading'])} ({h['right_hops']})",
-                str(h["completions"]),
-            ]
-            for run in runs
-            if (h := summaries[run].get("hops"))
-        ],
-    )
+    lines += figure_sections(runs, names, summaries)
     lines += question_pages(runs, names, out)
     plots = draw_plots(runs, names, summaries, out, simulated)
     lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]

@@ -6,6 +6,8 @@ runs the baselines that need only an LLM.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 
 import pytest
@@ -144,3 +146,27 @@ def test_baselines_run_on_the_real_small_llm(workdir, local_llm_available):
         "metric_by_method.png",
         "rounds_histogram.png",
     ]
+
+
+def scripted_direct(workdir, out, script):
+    path, env = workdir
+    args = ["eval", "--dataset", "musique", "--split", "report", "--method", "direct"]
+    args += ["--llm", f"scripted:{script}", "--limit", "2", "--out", str(out)]
+    return searchain(*args, "--index", str(path / "pooled-index"), env=env, cwd=path)
+
+
+def test_results_record_the_model_that_ran_and_refuse_another(workdir):
+    """Issue 29, case 8: the file said "auto" (or a spec), not which model answered; a file
+    resumed with another model took its answers and the report merged them."""
+    path, _ = workdir
+    script, out = path / "model.json", path / "which-model.jsonl"
+    script.write_text(json.dumps({"rules": [[".", "So the answer is: Paris."]]}))
+    first = scripted_direct(workdir, out, script)
+    assert first.returncode == 0, first.stderr
+    digest = hashlib.sha256(script.read_bytes()).hexdigest()[:16]
+    models = {r["config"]["model"] for _, r in read_results(out)}
+    assert models == {f"scripted:{script} sha256:{digest}"}
+    script.write_text(json.dumps({"rules": [[".", "So the answer is: Rome."]]}))  # same name
+    again = scripted_direct(workdir, out, script)
+    one_line_error(again, "another run configuration", "model=", "another --out file")
+    assert len(out.read_text().splitlines()) == 2

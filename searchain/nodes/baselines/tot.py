@@ -37,21 +37,29 @@ VALUE_TOKENS = 8
 
 
 def tot_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """One breadth-first step: expand every kept chain, retrieve, value, keep the best."""
+    """One breadth-first step: expand every kept chain, retrieve, value, keep the best.
+
+    Each chain keeps its own paragraphs (the question's base set, then what its own sentences
+    retrieved): a chain is shown only its evidence, and a pruned chain's paragraphs leave with
+    it, so ``paragraphs`` — what recall is measured on — is the leading chain's.
+    """
     ctx = context_of(runtime, state.settings)
     llm = resolve_llm(ctx.llm)
     labels = ctx.task_prompt(state.task).answer_labels
-    paragraphs, queries = list(state.paragraphs), list(state.queries)
-    if not state.steps and ctx.ircot_k:  # the base set, as IRCoT's: K paragraphs for the question
-        paragraphs += retrieve(ctx, state.question, ctx.ircot_k)
-        queries.append(state.question)
+    queries = list(state.queries)
+    # A run checkpointed before chains kept their own paragraphs shares the old pool.
+    pools = state.pools or [list(state.paragraphs) for _ in state.frontier or [[]]]
+    if not state.steps:  # the base set, as IRCoT's: K paragraphs for the question
+        pools = [retrieve(ctx, state.question, ctx.ircot_k) if ctx.ircot_k else []]
+        queries += [state.question] if ctx.ircot_k else []
     demos = load_demos(ctx.ircot_demos, leave_out=state.question)
     candidates: list[list[str]] = []
-    for chain in state.frontier or [[]]:
+    found: list[list[Passage]] = []  # each candidate's own paragraphs
+    for chain, pool in zip(state.frontier or [[]], pools, strict=True):
         prompt = build_prompt(
             style="cot",
             question=state.question,
-            paragraphs=paragraphs,
+            paragraphs=pool,
             cot=chain,
             demos=demos,
             budget=ctx.ircot_prompt_tokens,
@@ -65,10 +73,11 @@ def tot_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]
             grown = [*chain, sentences[0]] if sentences else None
             if grown and grown not in candidates:
                 candidates.append(grown)
-    for chain in candidates:  # IR: each new sentence is a query, as IRCoT's retrieve step
-        room = ctx.ircot_max_paragraphs - len(paragraphs)
+                found.append(list(pool))
+    for chain, pool in zip(candidates, found, strict=True):  # IR: the new sentence is a query
+        room = ctx.ircot_max_paragraphs - len(pool)
         if ctx.ircot_k and room > 0 and not ANSWER_MARK.search(chain[-1]):
-            paragraphs += retrieve(ctx, chain[-1], ctx.ircot_k, have=paragraphs)[:room]
+            pool += retrieve(ctx, chain[-1], ctx.ircot_k, have=pool)[:room]
             queries.append(chain[-1])
     values, failures = [], []
     for chain in candidates:
@@ -83,17 +92,22 @@ def tot_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]
         values.append(VALUES[verdict.group(1).lower()] if verdict else 0.0)
     order = sorted(range(len(candidates)), key=lambda i: -values[i])  # stable: first sampled wins
     kept = [candidates[i] for i in order[: ctx.tot_breadth]]
+    kept_pools = [found[i] for i in order[: ctx.tot_breadth]]
     steps = state.steps + 1
     emit(runtime, "tot_step", step=steps, candidates=len(candidates), kept=len(kept))
+    if kept:
+        best, paragraphs = kept[0], kept_pools[0]
+    else:
+        best, paragraphs = (state.frontier or [[]])[0], pools[0]
     update: dict[str, Any] = {
-        "frontier": kept,
+        "frontier": kept or state.frontier,
+        "pools": kept_pools if kept else pools,
         "steps": steps,
         "paragraphs": paragraphs,
         "queries": queries,
         "settings": thread_settings(ctx),
         "format_failures": state.format_failures + failures,
     }
-    best = kept[0] if kept else state.frontier[0] if state.frontier else []
     stated = bool(best) and bool(ANSWER_MARK.search(best[-1]))
     if not (stated or not kept or steps >= ctx.ircot_max_steps):
         return update

@@ -15,7 +15,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
 from searchain.eval.datasets import Record
-from searchain.eval.figures import citation_figures, format_figures, hop_figures
+from searchain.eval.figures import alce_figures, citation_figures, format_figures, hop_figures
 from searchain.eval.report import load_runs, write_report
 from searchain.eval.runner import EvalSpec, read_results, run_records, score
 from searchain.methods import METHODS, get_method
@@ -231,20 +231,30 @@ def test_hop_figures_by_hand():
 
 def test_citation_figures_by_hand():
     counts = [
-        {"cited": 3, "stated": 2, "steps": 3},  # one citation its passage does not state
-        {"cited": 1, "stated": 1, "steps": 2},  # one step left uncited
-        {"cited": 0, "stated": 0, "steps": 1},  # nothing cited
+        {"cited": 3, "stated": 2, "unverifiable": 0, "inserted": 0, "steps": 3},  # one unstated
+        {"cited": 1, "stated": 1, "unverifiable": 0, "inserted": 0, "steps": 2},  # one uncited
+        {"cited": 0, "stated": 0, "unverifiable": 0, "inserted": 2, "steps": 2},  # composed
+        {"cited": 2, "stated": 0, "unverifiable": 2, "inserted": 0, "steps": 2},  # yes/no steps
     ]
     assert citation_figures(counts) == {
-        "per_question": pytest.approx(4 / 3),
-        "precision": 0.75,  # 3 of 4 citations stated
-        "recall": 0.5,  # 3 of 6 steps backed by a stated citation
+        "per_question": 1.5,  # the model's citations only: 6 over 4 questions
+        "precision": 0.75,  # 3 of the 4 citations the rule could judge
+        "recall": pytest.approx(3 / 9),  # 3 of 9 steps backed by a stated citation
+        "unverifiable": pytest.approx(2 / 6),
+        "inserted": 0.5,  # searchain's, in neither figure
     }
     assert citation_figures([{"cited": 0, "stated": 0, "steps": 0}]) == {
         "per_question": 0.0,
         "precision": None,
         "recall": None,
+        "unverifiable": None,
+        "inserted": 0.0,
     }
+
+
+def test_alce_figures_average_the_questions():
+    scores = [{"recall": 1.0, "precision": 0.5}, {"recall": 0.0, "precision": 0.0}]
+    assert alce_figures(scores) == {"recall": 0.5, "precision": 0.25}
 
 
 def test_format_figures_by_hand():
@@ -302,6 +312,9 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
     for result, (cited, stated) in zip(with_ir, [(2, 1), (1, 1), (0, 0), (2, 2)], strict=True):
         result["citations"] = {"cited": cited, "stated": stated, "steps": result["steps"]}
         result["format_failures"] = []
+        result["content_source"] = "model"
+    with_ir[2]["content_source"] = "composed"  # the model cited nothing: searchain wrote it
+    with_ir[2]["citations"]["inserted"] = 2
     with_ir[1]["format_failures"] = ["no_final_content", "no_final_answer"]
     with_ir[0]["result"] = {"question": "What is item 1?", "answer": "Thing 1", "nodes": []}
     without = [line("searchain-no-ir", f"q{i}", i in (1, 2)) for i in range(1, 5)]
@@ -325,8 +338,12 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
     # 8 steps: 4 LLM, 2 corrected, 2 completed.
     assert "| searchain (simulated) | 50.0% | 25.0% | 25.0% |" in md
     assert "| searchain (simulated) | searchain-no-ir (simulated) | 4 | 50.0% | 25.0% |" in md
-    # Citations: 2 + 1 + 0 + 2 cited, 1 + 1 + 0 + 2 stated, 8 steps; no-IR runs cite nothing.
-    assert "| searchain (simulated) | 0.750 | 1.250 | 0.800 | 0.500 |" in md
+    # Citations: 2 + 1 + 0 + 2 cited, 1 + 1 + 0 + 2 stated, 8 steps; no-IR runs cite nothing;
+    # q3's content was composed, its 2 citations inserted by searchain.
+    assert (
+        "| searchain (simulated) | lexical | 0.750 | 1.250 | 0.800 | 0.500 | 0.0% | 25.0% "
+        "| 0.500 | – | – |" in md
+    )
     assert "| searchain-no-ir (simulated) | 0.500 |" not in md.split("## Citations")[1]
     # Format failures: 1 of 4 questions, 2 replies; no-IR lines predate the field: no row.
     replies = md.split("## Replies the parsers could not read")[1].split("##")[0]

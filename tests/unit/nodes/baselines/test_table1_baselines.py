@@ -182,6 +182,31 @@ def test_tot_expands_values_and_keeps_the_best_chains():
     assert out["format_failures"] == ["no_value"]
 
 
+def test_tot_chains_keep_their_own_paragraphs_and_recall_is_the_answering_chains():
+    """Issue 29, case 6: one pool served every candidate, so paragraphs fetched for pruned
+    sentences were shown to the survivors and counted toward recall."""
+    replies = [
+        "Spirit If... is by Kevin Drew.",
+        "Spirit If... is by Broken Social Scene.",
+        " impossible",  # the Kevin Drew chain is pruned (breadth 1) ...
+        " sure",
+        "So the answer is: Toronto.",
+        "It is late.",  # retrieves for itself, and is pruned too
+        " sure",
+        " likely",
+    ]
+    out, llm, retriever = run("tot", replies, tot_samples=2, tot_breadth=1, ircot_k=1)
+    assert out["answer"] == "Toronto"
+    titles = {p.title for p in out["paragraphs"]}
+    # The base set (query 1) and the surviving sentence's paragraph (query 3), not those of
+    # the pruned sentences (queries 2 and 4).
+    assert len(retriever.queries) == 4
+    assert titles == {"Title 1-0", "Title 3-0"}
+    step2 = llm.calls[4][0].text
+    assert "About Spirit If... is by Broken Social Scene." in step2
+    assert "About Spirit If... is by Kevin Drew." not in step2  # ... and so are its paragraphs
+
+
 def test_tot_answers_from_the_paragraphs_at_the_step_bound():
     replies = ["Drew sings.", "Drew plays.", " likely", " likely", "Toronto"]
     out, llm, _ = run("tot", replies, tot_samples=2, tot_breadth=1, ircot_max_steps=1)

@@ -105,6 +105,13 @@ class Context:
     """Auto-CoT: a JSON file of its demonstrations (``[{question, rationale, answer}]``), built
     from a data set's tuning questions by :func:`searchain.eval.auto_cot.build_auto_cot_demos`
     (``searchain eval`` builds and caches them); empty: Auto-CoT refuses to run."""
+    dsp_demos: str = ""
+    """DSP: a JSON file of its bootstrapped demonstrations, built from a data set's tuning
+    questions by :func:`searchain.eval.dsp_demos.bootstrap_dsp_demos` (``searchain eval``
+    builds and caches them); empty: bare question/answer pairs of ``ircot_demos`` only."""
+    dsp_bootstrap: int = 24
+    """DSP's Demonstrate: tuning questions its program runs on at most when ``searchain eval``
+    bootstraps its demonstrations (three LLM calls each)."""
     tot_samples: int = 3
     """Tree-of-Thought: next sentences sampled from each kept chain at every step."""
     tot_breadth: int = 2
@@ -151,6 +158,7 @@ class Context:
             raise ValueError(f"ircot_answer must be direct or cot, got {self.ircot_answer!r}")
         bounded = (
             ("sc_samples", 1),
+            ("dsp_bootstrap", 0),
             ("tot_samples", 1),
             ("tot_breadth", 1),
             ("ircot_k", 0),
@@ -159,8 +167,10 @@ class Context:
             ("ircot_max_paragraphs", 1),
         )
         for name, low in bounded:
-            if not low <= getattr(self, name) <= 50:
-                raise ValueError(f"{name} must be between {low} and 50, got {getattr(self, name)}")
+            high = 100 if name == "dsp_bootstrap" else 50
+            if not low <= getattr(self, name) <= high:
+                value = getattr(self, name)
+                raise ValueError(f"{name} must be between {low} and {high}, got {value}")
         if not 200 <= self.ircot_prompt_tokens <= 100_000:
             tokens = self.ircot_prompt_tokens
             raise ValueError(f"ircot_prompt_tokens must be between 200 and 100000, got {tokens}")

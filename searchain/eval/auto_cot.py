@@ -9,14 +9,11 @@ tuning questions are used, so no reported question is a demonstration.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from searchain.files import write_atomic
 from searchain.nodes.baselines.auto_cot import zero_shot_cot
 from searchain.nodes.shared import completed_answer
 from searchain.text import split_sentences
@@ -69,10 +66,3 @@ def build_auto_cot_demos(
         if on_cluster:
             on_cluster(cluster)
     return demos
-
-
-def cached_demos(path: Path, build: Callable[[], list[dict[str, Any]]]) -> Path:
-    """``path``, built by ``build`` unless it is there; written whole or not at all."""
-    if not path.is_file():
-        write_atomic(path, json.dumps(build(), ensure_ascii=False, indent=1) + "\n")
-    return path

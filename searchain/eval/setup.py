@@ -7,12 +7,15 @@ index or server) fails here in one line, before any question is answered.
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from searchain.context import Context
 from searchain.eval.datasets import Record, load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
+from searchain.files import write_atomic
 from searchain.methods import get_method
 from searchain.prompts.ircot import SHIPPED
 from searchain.tools.verifiers.resolve import resolve_verifier
@@ -85,19 +88,47 @@ def elastic_index(root: Path, url: str, index: str) -> Any:
     return retriever
 
 
+def cache_file(cache: Path, kind: str, spec: EvalSpec, *parts: Any) -> Path:
+    """Where something built for the run's data set and resolved model is kept.
+
+    Keyed on the model that ran (:attr:`EvalSpec.model`), never on the spec alone, so ``auto``
+    on two machines, or a GGUF file changed in place, never shares a cached build.
+    """
+    key = " ".join(str(part) for part in (spec.model or spec.llm, *parts))
+    return cache / kind / f"{spec.dataset}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.json"
+
+
 def auto_cot_demos(root: Path, spec: EvalSpec, llm: Any, cache: Path) -> Path:
     """Auto-CoT's demonstrations for the run, built once and kept in ``cache``.
 
     They come from the data set's tuning questions and the run's LLM (a file per data set and
-    resolved model, so ``auto`` on two machines or a changed GGUF file never share one), so a
-    rerun or another split reuses them.
+    resolved model), so a rerun or another split reuses them.
     """
-    from searchain.eval.auto_cot import VERSION, build_auto_cot_demos, cached_demos
+    from searchain.eval.auto_cot import VERSION, build_auto_cot_demos
 
-    name = hashlib.sha256(f"{spec.model or spec.llm} {VERSION}".encode()).hexdigest()[:12]
-    path = cache / "auto-cot" / f"{spec.dataset}-{name}.json"
+    path = cache_file(cache, "auto-cot", spec, VERSION)
     questions = [r.question for r in load_records(root, spec.dataset, "tune")]  # type: ignore[arg-type]
     return cached_demos(path, lambda: build_auto_cot_demos(questions, llm))
+
+
+def dsp_demos(root: Path, spec: EvalSpec, bare: Context, llm: Any, cache: Path) -> Path:
+    """DSP's bootstrapped demonstrations for the run, built once and kept in ``cache``.
+
+    The program runs with the run's context ``bare`` (bare question/answer demonstrations) on
+    the data set's tuning questions; a file per data set, resolved model, K and demonstrations.
+    """
+    from searchain.eval.dsp_demos import VERSION, bootstrap_dsp_demos
+
+    path = cache_file(cache, "dsp", spec, VERSION, spec.k, spec.demos, bare.dsp_bootstrap)
+    tuning = load_records(root, spec.dataset, "tune")  # type: ignore[arg-type]
+    return cached_demos(path, lambda: bootstrap_dsp_demos(tuning, bare, llm))
+
+
+def cached_demos(path: Path, build: Callable[[], list[dict[str, Any]]]) -> Path:
+    """``path``, built by ``build`` unless it is there; written whole or not at all."""
+    if not path.is_file():
+        write_atomic(path, json.dumps(build(), ensure_ascii=False, indent=1) + "\n")
+    return path
 
 
 def eval_context(
@@ -149,7 +180,7 @@ def eval_context(
         verifier = resolve_verifier(spec.verifier)
         if hasattr(verifier, "load"):
             verifier.load()  # missing weights fail before the first question
-        return method.context(llm=llm, retriever=retriever, reader=reader, verifier=verifier)
+        return method.context(llm=llm, retriever=retriever, reader=reader, verifier=spec.verifier)
     # Few-shot demonstrations of the same data set: built from its tuning split, or IRCoT's
     # published ones (none for the data sets that have neither).
     demos = f"paper-{spec.dataset}" if spec.demos == "paper" else spec.dataset
@@ -158,4 +189,7 @@ def eval_context(
         fields["auto_cot_demos"] = str(auto_cot_demos(root, spec, llm, index.parent))
     if spec.k is not None and method.k_field:
         fields[method.k_field] = spec.k
+    if method.graph == "dsp":
+        bare = method.context(llm=llm, retriever=retriever, **fields)
+        fields["dsp_demos"] = str(dsp_demos(root, spec, bare, llm, index.parent))
     return method.context(llm=llm, retriever=retriever, **fields)

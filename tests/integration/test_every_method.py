@@ -65,6 +65,14 @@ def test_every_method_on_every_dataset_with_scripted_models(tmp_path, shared_dat
         "| react",
     ]
     assert "| auto-cot | – | – | – |" in table  # not run: a hole, not a missing row
+    # DSP's Demonstrate ran its program on tuning questions, once per data set, and kept only
+    # those it answered right ("Paris" is none of their answers).
+    for dataset in DATASETS:
+        (built,) = (tmp_path / "dsp").glob(f"{dataset}-*.json")
+        tune = {r.question for r in load_records(shared_data, dataset, "tune")}
+        kept = json.loads(built.read_text())
+        assert {d["question"] for d in kept} <= tune
+        assert all(d["answer"] == "Paris" for d in kept)
 
 
 def test_auto_cot_builds_its_demonstrations_from_the_tuning_split_once(tmp_path, shared_data):
@@ -88,9 +96,10 @@ def test_auto_cot_builds_its_demonstrations_from_the_tuning_split_once(tmp_path,
         assert path.stat().st_mtime_ns == before
 
 
-COSTLY = ("auto-cot", "tot")
+COSTLY = ("auto-cot", "tot", "dsp")
 """Methods of many LLM calls (Auto-CoT builds 8 demonstrations first; ToT samples and values
-every chain at every step): run on MuSiQue only with the real model, to keep CI short."""
+every chain at every step; DSP bootstraps its demonstrations by running on tuning questions):
+run on MuSiQue only with the real model, DSP's bootstrap on 2 questions, to keep CI short."""
 
 
 def test_every_method_with_the_real_local_model(tmp_path, shared_data, local_llm_available):
@@ -99,7 +108,11 @@ def test_every_method_with_the_real_local_model(tmp_path, shared_data, local_llm
     cheap = tuple(m for m in METHODS if m not in COSTLY)
     eval_all(tmp_path, shared_data, "local", DATASETS, 1, cheap)
     # ToT's search at its narrowest (one sample, one chain per step): still every part of it.
-    narrow = {"SEARCHAIN_TOT_SAMPLES": "1", "SEARCHAIN_TOT_BREADTH": "1"}
+    narrow = {
+        "SEARCHAIN_TOT_SAMPLES": "1",
+        "SEARCHAIN_TOT_BREADTH": "1",
+        "SEARCHAIN_DSP_BOOTSTRAP": "2",
+    }
     eval_all(tmp_path, shared_data, "local", ("musique",), 1, COSTLY, env=narrow)
     runs = [*itertools.product(DATASETS, cheap), *itertools.product(("musique",), COSTLY)]
     for dataset, name in runs:

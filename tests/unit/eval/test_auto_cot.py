@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from searchain.eval.auto_cot import CLUSTERS, TRIES, build_auto_cot_demos, cached_demos
+from searchain.eval.auto_cot import CLUSTERS, TRIES, build_auto_cot_demos
 from searchain.eval.datasets import load_records
+from searchain.eval.setup import cached_demos
 from searchain.tools.llms.scripted import ScriptedChatModel
 from tests.conftest import require_module
 

@@ -99,3 +99,37 @@ def make_extractive_reader(directory: Path, seed: int = 0) -> Path:
     BertForQuestionAnswering(config).save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
+
+
+NLI_LABELS = {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
+
+
+def make_nli_model(
+    directory: Path, decides: str | None = None, labels: dict[int, str] = NLI_LABELS
+) -> Path:
+    """Save a random BERT sequence classifier with NLI labels (tokenizer + weights).
+
+    ``decides`` (a label of ``labels``) biases its classifier so that label always wins, so a
+    test knows what the verifier must conclude; ``None`` leaves it random.
+    """
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    torch.manual_seed(0)
+    tokenizer = BertTokenizerFast(vocab=_vocab())
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        max_position_embeddings=512,
+        num_labels=len(labels),
+        id2label=labels,
+        label2id={name: index for index, name in labels.items()},
+        **_bert_kwargs("tiny"),
+    )
+    model = BertForSequenceClassification(config)
+    if decides is not None:
+        with torch.no_grad():
+            model.classifier.bias.fill_(-100.0)
+            model.classifier.bias[config.label2id[decides]] = 100.0
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory

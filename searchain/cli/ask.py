@@ -41,6 +41,13 @@ def ask(
     reader: Annotated[
         str, typer.Option(help="dpr, extractive, llm, dpr:DIR, extractive:DIR.")
     ] = "dpr",
+    verifier: Annotated[
+        str,
+        typer.Option(
+            help="Who judges the citations: lexical (offline containment) or nli:MODEL (an NLI "
+            "model's hub name or directory)."
+        ),
+    ] = "lexical",
     task: Annotated[
         str, typer.Option(help="qa, yesno, factcheck, slot, longform, no_ir, or one of --prompts.")
     ] = "qa",
@@ -76,6 +83,7 @@ def ask(
         "es_id_field": es_id_field,
         "llm": llm,
         "reader": reader,
+        "verifier": verifier,
         "task": task,
         "prompts": str(prompts.absolute()) if prompts else "",
         "r_max": r_max,

@@ -40,6 +40,7 @@ def context_from(options: dict[str, Any]) -> Any:
         es_text_field=options.get("es_text_field", "text"),
         es_id_field=options.get("es_id_field", "_id"),
         reader=options["reader"],
+        verifier=options.get("verifier", "lexical"),
         task=options["task"],
         prompts=options.get("prompts", ""),
         r_max=options["r_max"],
@@ -66,7 +67,7 @@ def open_thread(db: str, thread: str) -> tuple[Any, Any, Any, dict[str, Any]]:
 
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
-    from searchain.context import context_retriever
+    from searchain.context import context_retriever, context_verifier
     from searchain.tools.embeddings import embedder
     from searchain.tools.llms.resolve import resolve_llm
     from searchain.tools.readers.resolve import resolve_reader
@@ -82,6 +83,9 @@ def preload(context: Any) -> None:
     loaded = resolve_reader(context.reader, context.llm)
     if hasattr(loaded, "load"):
         loaded.load()
+    verifier = context_verifier(context)
+    if hasattr(verifier, "load"):
+        verifier.load()
 
 
 def interrupt_handler(thread: str) -> Callable[[int, Any], None]:

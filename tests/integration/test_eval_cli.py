@@ -14,7 +14,10 @@ import pytest
 
 from searchain.eval.report import summarize
 from searchain.eval.runner import read_results
+from tests.conftest import require_module
 from tests.integration.test_cli import one_line_error, searchain
+from tests.integration.test_every_method import SCRIPT
+from tests.tiny_models import make_nli_model
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +173,35 @@ def test_results_record_the_model_that_ran_and_refuse_another(workdir):
     again = scripted_direct(workdir, out, script)
     one_line_error(again, "another run configuration", "model=", "another --out file")
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_the_nli_verifier_runs_through_eval_and_report(workdir, tmp_path):
+    """``--verifier nli:MODEL`` decides the verdicts and ALCE's figures, end to end (a tiny
+    model biased to entail, so the figures are known)."""
+    require_module("transformers", "models")
+    path, env = workdir
+    model = make_nli_model(tmp_path / "nli", decides="ENTAILMENT")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    out = tmp_path / "nli.jsonl"
+    args = ["eval", "--dataset", "musique", "--split", "report", "--method", "searchain"]
+    args += ["--llm", f"scripted:{script}", "--reader", "llm", "--limit", "2", "--out", str(out)]
+    args += ["--index", str(path / "pooled-index"), "--verifier", f"nli:{model}"]
+    done = searchain(*args, env=env, cwd=path)
+    assert done.returncode == 0, done.stderr
+    results = [r for _, r in read_results(out)]
+    assert len(results) == 2
+    for r in results:
+        assert r["config"]["verifier"] == f"nli:{model}"
+        # "It is Paris [1]." is entailed by its passage; "So the final answer is Paris." cites
+        # nothing: ALCE's recall is 1 of 2 sentences, its precision 1 of 1 citation.
+        assert r["alce"] == {"recall": 0.5, "precision": 1.0}
+        assert [ref["support"] for ref in r["result"]["references"]] == ["stated"]
+    report = searchain("report", str(out), "--out", str(tmp_path / "report"), cwd=path)
+    assert report.returncode == 0, report.stderr
+    md = (tmp_path / "report" / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith(f"| searchain | nli:{model}"))
+    assert row.endswith("| 0.500 | 1.000 |"), row
+    # A method that cites nothing has nothing to verify: one line, before anything loads.
+    done = searchain(*[a if a != "searchain" else "direct" for a in args], env=env, cwd=path)
+    one_line_error(done, "direct cites nothing, so there is nothing to verify")

@@ -27,7 +27,7 @@ from starlette.types import Receive, Scope, Send
 
 from searchain.cache import load_once
 from searchain.integrations import TOOL_DESCRIPTION, format_answer
-from searchain.output import result_from_json, unstated_notes
+from searchain.output import provenance_notes, result_from_json, unstated_notes
 
 ALLOWED_HOSTS_ENV = "SEARCHAIN_MCP_ALLOWED_HOSTS"
 """Comma-separated ``host:port`` values MCP requests may name besides loopback (DNS rebinding
@@ -75,10 +75,19 @@ def as_result(values: Any) -> CallToolResult:
     content, notes = unstated_notes(result)
     structured = {
         "answer": result.get("answer", ""),
+        "answer_source": result.get("answer_source", ""),
         "content": content,
-        "notes": notes,
+        "content_source": result.get("content_source", ""),
+        "notes": [*notes, *provenance_notes(result)],
         "references": [
-            {"n": r.n, "title": r.title, "text": r.text, "id": r.id, "support": r.support}
+            {
+                "n": r.n,
+                "title": r.title,
+                "text": r.text,
+                "id": r.id,
+                "support": r.support,
+                "inserted": r.inserted,
+            }
             for r in result["references"]
         ],
     }

@@ -77,3 +77,20 @@ def test_the_page_is_written_whole_and_an_empty_thread_is_refused(tmp_path):
     with pytest.raises(ValueError, match="at least one answered question"):
         write_page(tmp_path / "none.html", [])
     assert not (tmp_path / "none.html").exists()
+
+
+def test_what_searchain_wrote_says_so_and_an_unverifiable_citation_is_named():
+    composed = result(
+        content_source="composed",
+        model_content=f"Sorry {HOSTILE}",
+        answer_source="path",
+        references=[
+            {"n": 1, "node": 0, "id": "p1", "title": "T", "text": "G", "support": "unverifiable"}
+        ],
+    )
+    page = render_page([composed])
+    assert "Composed by searchain from the reasoning steps" in page
+    assert "the model wrote: &#x27;Sorry &lt;script&gt;" in page  # its words, escaped
+    assert "The model stated no final answer: the answer shown is the last step&#x27;s." in page
+    assert '<span class="badge unverifiable">the lexical rule cannot check it</span>' in page
+    assert "Composed by searchain" not in render_page([result()])

@@ -11,11 +11,14 @@ bytes one question's checkpoints take in SQLite. Asserts nothing.
 
 import argparse
 import sqlite3
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's tests/ doubles
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph

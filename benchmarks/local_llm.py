@@ -10,6 +10,7 @@ tokens/s. Token counts are llama.cpp's own usage figures. Then IRCoT's CoT and D
 the baselines alternate prompts like this. Prints figures; asserts nothing.
 """
 
+import argparse
 import time
 
 from langchain_core.messages import HumanMessage
@@ -21,6 +22,7 @@ QUESTION = "Lorenzo Monaco was influenced by which Italian painter and architect
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     started = time.perf_counter()
     llm = resolve_llm("local")
     load = time.perf_counter() - started

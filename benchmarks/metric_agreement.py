@@ -6,13 +6,17 @@ with a trailing explanation, the supporting titles, the hop answers, yes/no, not
 official functions are transcribed in ``tests/unit/eval/test_metrics.py``; this prints how many
 pairs our metrics score differently from them, and how many the previous definitions did.
 
-Run: PYTHONPATH=. .venv/bin/python benchmarks/metric_agreement.py [DATA_DIR]
+Run: .venv/bin/python benchmarks/metric_agreement.py [--data DATA_DIR]
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's tests/ doubles
 
 from searchain.eval.datasets import FILES, data_dir, records
 from searchain.eval.metrics import exact_match, f1
@@ -45,7 +49,9 @@ def previous_f1(prediction: str, gold: str) -> float:
 
 
 def main() -> None:
-    root = data_dir(sys.argv[1] if len(sys.argv) > 1 else None)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=None, help="data directory (default: ../shared/data)")
+    root = data_dir(parser.parse_args().data)
     pairs = now_em = now_f1 = old_em = old_f1 = 0
     for dataset in FILES:
         style = "musique" if dataset == "musique" else "hotpotqa"

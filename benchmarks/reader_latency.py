@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's tests/ doubles
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus
 from searchain.tools.readers.models import DPRReaderModel

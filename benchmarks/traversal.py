@@ -10,8 +10,12 @@ same script and reader for both; prints seconds per question and the ratio. Asse
 """
 
 import argparse
+import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's tests/ doubles
 
 from searchain import demo_corpus
 from searchain.context import Context

@@ -8,7 +8,10 @@ leads to a file that exists.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,6 +38,22 @@ def test_every_link_between_the_pages_leads_somewhere():
     for page in PAGES:
         for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "benchmarks").glob("*.py")), ids=lambda p: p.name)
+def test_every_benchmark_runs_as_documented(script, tmp_path):
+    """Issue 33, case 2: `python benchmarks/traversal.py` failed with "No module named 'tests'"
+    (run from anywhere, as docs/ cite them: the interpreter, the script's path, --help)."""
+    done = subprocess.run(
+        [sys.executable, str(script), "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage:"), done.stdout  # it parsed --help, it did not run
 
 
 def test_the_docs_key_file_is_a_working_key_file(tmp_path):

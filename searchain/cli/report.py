@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
-from searchain.cli.common import out
+from searchain.cli.common import err, out
 
 
 def report(
@@ -16,8 +17,12 @@ def report(
         Path, typer.Option("--out", help="Directory for report.md and PNGs.")
     ] = Path("report"),
 ) -> None:
-    """Compare evaluation runs: a markdown table and PNG plots in --out."""
+    """Compare evaluation runs: a markdown report, a page per SearChain question, PNG plots."""
+    from searchain.eval.plots import PLOTS_HINT, plots_available
     from searchain.eval.report import write_report
 
     for path in write_report(results, out_dir):
         out.print(str(path))
+    if not plots_available():
+        note = f"no plots drawn: {PLOTS_HINT} (the report's tables hold every figure)"
+        err.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)

@@ -73,6 +73,16 @@ def _height(labels: list[str]) -> float:
     return 3 + 0.08 * max(len(name) for name in labels)
 
 
+PLOTS_HINT = "plots need matplotlib: pip install 'searchain[eval]'"
+
+
+def plots_available() -> bool:
+    """Whether matplotlib is installed (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def pyplot() -> Any:
     """Matplotlib's pyplot on the file-only Agg backend, or one line naming the extra."""
     try:
@@ -81,9 +91,7 @@ def pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError(
-            "searchain report draws plots with matplotlib: pip install 'searchain[eval]'"
-        ) from None
+        raise ImportError(f"searchain report's {PLOTS_HINT}") from None
     return plt
 
 

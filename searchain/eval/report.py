@@ -17,7 +17,7 @@ from typing import Any
 
 from searchain.eval.figures import alce_figures, citation_figures, format_figures, hop_figures
 from searchain.eval.pages import question_pages
-from searchain.eval.plots import draw_plots, pyplot
+from searchain.eval.plots import PLOTS_HINT, draw_plots, plots_available
 from searchain.eval.runner import SIMULATED, SOURCES, Run, read_results
 from searchain.eval.sections import figure_sections, fmt
 from searchain.methods import METHODS
@@ -221,8 +221,8 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     """Write ``report.md`` and the PNG plots into ``out``; return the files written.
 
     Results that kept their tree (SearChain's) also get one HTML page each, under ``pages/``.
+    Without matplotlib (the ``eval`` extra) the report is text only and says so.
     """
-    pyplot()  # a missing extra fails before anything is read or written
     runs = load_runs(paths)
     keys = list(dict(next(iter(runs))).keys())
     varying = {k for k in keys if len({dict(r).get(k) for r in runs}) > 1}
@@ -302,8 +302,12 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
             )
     lines += figure_sections(runs, names, summaries)
     lines += question_pages(runs, names, out)
-    plots = draw_plots(runs, names, summaries, out, simulated)
-    lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
+    plots = draw_plots(runs, names, summaries, out, simulated) if plots_available() else []
+    lines += ["", "## Plots", ""]
+    if plots:
+        lines += [f"![{p.stem}]({p.name})" for p in plots]
+    else:
+        lines.append(f"None drawn: {PLOTS_HINT}. The tables above hold every figure.")
     report = out / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return [report, *plots]

@@ -70,21 +70,34 @@ ASK = ["ask", "Who influenced Lorenzo Monaco?", "--index", "index"]
             "elasticsearch",
         ),
         ("psycopg", ["threads", "--db", "postgresql://user@127.0.0.1:1/db"], "postgres"),
-        ("matplotlib", ["report", "results.jsonl"], "eval"),
     ],
 )
 def test_a_missing_extra_is_named_in_one_line(demo, modules, args, extra):
     root, _ = demo
-    if args[0] == "report":  # a well-formed results line, so only matplotlib is missing
-        config = dict.fromkeys(("p", "u", "seed"))
-        config |= {"dataset": "musique", "split": "tune", "method": "oner", "llm": "local"}
-        config |= {"reader": "none", "backend": "embedded"}
-        line = {"id": "q", "config": config, "metrics": {}}
-        (root / "results.jsonl").write_text(json.dumps(line) + "\n")
     done = without(modules, *args, cwd=root)
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"pip install 'searchain[{extra}]'" in lines[0], done.stderr
+
+
+def test_a_report_without_matplotlib_is_written_as_text_and_says_so(demo):
+    """Issue 33, case 3: without matplotlib `searchain report` wrote nothing, not even
+    report.md (and the docs said `make demo` installs it)."""
+    root, _ = demo
+    config = dict.fromkeys(("p", "u", "seed"))
+    config |= {"dataset": "musique", "split": "tune", "method": "oner", "llm": "local"}
+    config |= {"reader": "none", "backend": "embedded"}
+    line = {"id": "q", "config": config, "metrics": {"cover_em": 1.0}, "rounds": 1, "steps": 1}
+    line |= {"usage": {"llm": {"calls": 1, "words_in": 9, "words_out": 3}}, "seconds": 1.0}
+    (root / "results.jsonl").write_text(json.dumps(line) + "\n")
+    done = without("matplotlib", "report", "results.jsonl", "--out", "text-report", cwd=root)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'searchain[eval]'" in lines[0], done.stderr
+    md = (root / "text-report" / "report.md").read_text()
+    assert "| oner | musique | tune | local | none | 1 | 1.000 |" in md
+    assert "None drawn: plots need matplotlib: pip install 'searchain[eval]'." in md
+    assert not list((root / "text-report").glob("*.png"))
 
 
 def test_semantic_dedup_names_its_extra(demo):

@@ -89,41 +89,79 @@ class ThreadStore:
         )
 
     def exists(self, thread_id: str) -> bool:
-        """Whether ``thread_id`` has been asked anything in this store."""
+        """Whether ``thread_id`` is in this database, however it was made."""
         query = "SELECT 1 FROM searchain_threads WHERE thread_id = ?"
-        return bool(self._execute(query, (thread_id,)))
+        return bool(self._execute(query, (thread_id,))) or thread_id in self._checkpointed()
 
-    def options(self, thread_id: str) -> dict[str, Any]:
-        """The options a thread was started with; one-line errors for unknown or stale threads."""
+    has_checkpoints: str
+    """A query whose one row's one value is true when LangGraph's ``checkpoints`` table exists."""
+
+    def _checkpointed(self) -> set[str]:
+        """Threads in LangGraph's checkpoints: the CLI's, and those made from Python."""
+        if not self._execute(self.has_checkpoints)[0][0]:
+            return set()
+        rows = self._execute("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''")
+        return {str(thread_id) for (thread_id,) in rows}
+
+    def known(self, thread_id: str) -> None:
+        """One line for a thread this database does not hold or cannot read; else nothing."""
         rows = self._execute(
-            "SELECT state_version, options FROM searchain_threads WHERE thread_id = ?", (thread_id,)
+            "SELECT state_version FROM searchain_threads WHERE thread_id = ?", (thread_id,)
         )
-        if not rows:
-            raise ValueError(f"no thread {thread_id!r} in {self.where}: see `searchain threads`")
-        version, options = rows[0]
-        if version != STATE_VERSION:
+        if rows and rows[0][0] != STATE_VERSION:
             raise ValueError(
-                f"thread {thread_id!r} was written by a searchain with state version {version} "
+                f"thread {thread_id!r} was written by a searchain with state version {rows[0][0]} "
                 f"(this one reads {STATE_VERSION}); it is left untouched: start a new thread"
             )
-        return json.loads(options)
+        if not rows and thread_id not in self._checkpointed():
+            raise ValueError(f"no thread {thread_id!r} in {self.where}: see `searchain threads`")
 
-    def threads(self) -> list[tuple[str, float, str]]:
-        """``(thread_id, created, latest question)``, newest first."""
-        return [
+    def options(self, thread_id: str) -> dict[str, Any]:
+        """The options a thread was started with; one-line errors for unknown or stale threads.
+
+        A thread made from Python has no options the CLI could rebuild its models from.
+        """
+        self.known(thread_id)
+        query = "SELECT options FROM searchain_threads WHERE thread_id = ?"
+        rows = self._execute(query, (thread_id,))
+        if not rows:
+            raise ValueError(
+                f"thread {thread_id!r} was made from Python, so the CLI does not know the models "
+                "and index it ran with: continue it from Python (build_graph(checkpointer=...) "
+                "with its context); `searchain show` reads it"
+            )
+        return json.loads(rows[0][0])
+
+    def threads(self) -> list[tuple[str, float | None, str]]:
+        """``(thread_id, created, latest question)``, newest first, then those made from Python.
+
+        The CLI never registered a thread made from Python: its ``created`` is ``None`` and its
+        question is not recorded (its checkpoints hold both).
+        """
+        registered = [
             (str(t), float(c), str(q))
             for t, c, q in self._execute(
                 "SELECT thread_id, created, question FROM searchain_threads ORDER BY created DESC"
             )
         ]
+        seen = {thread_id for thread_id, _, _ in registered}
+        others = sorted(self._checkpointed() - seen)
+        return [*registered, *((thread_id, None, "") for thread_id in others)]
 
 
 class SqliteThreadStore(ThreadStore):
     """Threads and checkpoints in one SQLite file."""
 
-    def __init__(self, path: str | Path = DEFAULT_DB) -> None:
+    has_checkpoints = "SELECT COUNT(*) FROM sqlite_master WHERE name = 'checkpoints'"
+
+    def __init__(self, path: str | Path = DEFAULT_DB, *, create: bool = True) -> None:
         self.path = Path(path)
         self.where = str(self.path)
+        if not create and not self.path.is_file():
+            raise ValueError(
+                f"no thread database at {self.path}: ask a question first, or pass the --db "
+                "your threads are in"
+            )
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise ValueError(f"{self.path} is read-only: make it writable or pass another --db")
         try:
@@ -187,12 +225,20 @@ class SqliteThreadStore(ThreadStore):
         """Close the file."""
         self.conn.close()
 
+    @property
+    def _locks(self) -> Path:
+        return self.path.with_name(self.path.name + ".locks")
+
+    def busy(self, thread_id: str) -> bool:
+        """Whether a run holds ``thread_id`` now (no lock folder: no run ever held one)."""
+        return self._locks.is_dir() and super().busy(thread_id)
+
     @contextmanager
     def lock(self, thread_id: str) -> Iterator[None]:
         """An exclusive ``flock`` on a lock file per thread beside the database."""
         import fcntl
 
-        folder = self.path.with_name(self.path.name + ".locks")
+        folder = self._locks
         folder.mkdir(exist_ok=True)
         name = hashlib.sha256(thread_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         with (folder / name).open("a") as handle:
@@ -210,6 +256,7 @@ class PostgresThreadStore(ThreadStore):
     """Threads and checkpoints in a PostgreSQL database (``langgraph-checkpoint-postgres``)."""
 
     placeholder = "%s"
+    has_checkpoints = "SELECT to_regclass('checkpoints') IS NOT NULL"
 
     def __init__(self, url: str) -> None:
         try:
@@ -282,8 +329,12 @@ def busy(thread_id: str) -> ValueError:
     )
 
 
-def open_store(db: str | Path = DEFAULT_DB) -> ThreadStore:
-    """The thread store for ``db``: a SQLite file path or a ``postgresql://`` URL."""
+def open_store(db: str | Path = DEFAULT_DB, *, create: bool = True) -> ThreadStore:
+    """The thread store for ``db``: a SQLite file path or a ``postgresql://`` URL.
+
+    With ``create`` off (the read-only commands), a SQLite file that is not there is one clear
+    line, not a new empty database.
+    """
     target = str(db).strip()
     if not target:
         raise ValueError("--db is empty: pass a SQLite file path or a postgresql:// URL")
@@ -300,7 +351,7 @@ def open_store(db: str | Path = DEFAULT_DB) -> ThreadStore:
     path = Path(target)
     if path.is_dir():
         raise ValueError(f"--db {path} is a directory: pass a SQLite file path inside it")
-    return SqliteThreadStore(path)
+    return SqliteThreadStore(path, create=create)
 
 
 @contextmanager

@@ -49,12 +49,16 @@ def context_from(options: dict[str, Any]) -> Any:
     )
 
 
-def open_threads(db: str) -> tuple[Any, Any]:
-    """The thread store at ``db`` (SQLite path or PostgreSQL URL) and the graph on it."""
+def open_threads(db: str, *, create: bool = True) -> tuple[Any, Any]:
+    """The thread store at ``db`` (SQLite path or PostgreSQL URL) and the graph on it.
+
+    Read-only commands pass ``create=False``: a database that is not there is an error, never
+    a new file.
+    """
     from searchain.graph.searchain import build_graph
     from searchain.threads import open_store
 
-    store = open_store(db)
+    store = open_store(db, create=create)
     return store, build_graph(checkpointer=store.checkpointer())
 
 

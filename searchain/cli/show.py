@@ -39,8 +39,8 @@ def show(
     """Show every question THREAD answered: answer, citations and Tree-of-Reasoning."""
     from searchain.output import result_to_json
 
-    store, graph = open_threads(db)
-    store.options(thread)  # an unknown or stale thread: one clear line
+    store, graph = open_threads(db, create=False)
+    store.known(thread)  # an unknown or stale thread: one clear line
     states = question_states(graph, {"configurable": {"thread_id": thread}})
     if not states:
         raise ValueError(

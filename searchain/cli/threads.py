@@ -12,9 +12,13 @@ from searchain.cli.session import open_threads, unfinished
 
 def threads(db: DbOption = DEFAULT_DB) -> None:
     """List the threads in --db with their status and latest question."""
-    store, graph = open_threads(db)
+    store, graph = open_threads(db, create=False)
     for thread_id, created, question in store.threads():
         state = graph.get_state({"configurable": {"thread_id": thread_id}})
+        if created is None:  # made from Python: its latest checkpoint says when and what
+            stamp = datetime.datetime.fromisoformat(state.created_at) if state.created_at else None
+            created = stamp.timestamp() if stamp else 0.0
+            question = str(state.values.get("question_asked") or state.values.get("question", ""))
         if store.busy(thread_id):
             status = "running"
         elif state.interrupts:
@@ -24,4 +28,4 @@ def threads(db: DbOption = DEFAULT_DB) -> None:
         else:
             status = "finished" if state.values else "not started"
         when = datetime.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M")
-        out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}")
+        out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}", soft_wrap=True)

@@ -230,3 +230,47 @@ def test_ctrl_c_stops_the_run_at_once_and_resume_finishes(setup, tmp_path, calls
     resumed = searchain("resume", "c", "--db", str(db), "--json")
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["answer"] == "Giotto"
+
+
+def test_a_thread_made_from_python_is_listed_and_shown_by_the_cli(setup, tmp_path):
+    """Issue 33, case 1: a thread built with open_checkpointer (docs/conversations.md: "the same
+    targets as --db") answered, then `searchain threads` listed nothing and `searchain show`
+    said there was no such thread."""
+    from searchain.context import Context
+    from searchain.graph.searchain import build_graph
+    from searchain.threads import open_checkpointer
+    from searchain.tools.llms.scripted import ScriptedChatModel
+    from tests.conftest import TableReader
+
+    root, _ = setup
+    db = tmp_path / "py.sqlite"
+    llm = ScriptedChatModel(**SCRIPT)
+    context = Context(llm=llm, index=str(root / "index"), reader=TableReader({}))
+    with open_checkpointer(db) as saver:
+        graph = build_graph(checkpointer=saver)
+        config = {"configurable": {"thread_id": "pythread"}}
+        out = graph.invoke({"question": Q}, config, context=context)
+    assert out["answer"] == "Giotto"
+    listed = searchain("threads", "--db", str(db))
+    assert listed.returncode == 0, listed.stderr
+    (line,) = listed.stdout.splitlines()
+    assert line.startswith("pythread ") and "finished" in line and Q in line
+    shown = searchain("show", "pythread", "--db", str(db), "--json")
+    assert shown.returncode == 0, shown.stderr
+    (question,) = json.loads(shown.stdout)["questions"]
+    assert question["answer"] == "Giotto" and question["references"][0]["title"]
+    # Resuming needs the models it ran with, which only its Python code knows: one line.
+    resumed = searchain("resume", "pythread", "--db", str(db))
+    assert resumed.returncode == 1 and "was made from Python" in resumed.stderr
+
+
+def test_read_only_commands_never_create_a_database(tmp_path):
+    """Issue 33, case 11: `threads --db typo.sqlite` created the file and exited 0; `show
+    nosuch` created .searchain/threads.sqlite."""
+    typo = searchain("threads", "--db", str(tmp_path / "typo.sqlite"), cwd=tmp_path)
+    assert typo.returncode == 1 and "no thread database at" in typo.stderr
+    shown = searchain("show", "nosuch", cwd=tmp_path)
+    assert shown.returncode == 1 and "no thread database at .searchain/threads.sqlite" in (
+        shown.stderr
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -19,6 +19,9 @@ from searchain.cli.threads import threads
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    # Plain help and usage errors: rich's boxes cut option names at 80 columns
+    # ("--approve-correctio…") and show flags as taking a value ("--json <bool>").
+    rich_markup_mode=None,
     help="Search-in-the-Chain: multi-hop answers checked step by step against retrieval.",
 )
 for name, command in (

@@ -36,16 +36,23 @@ def ask(
     es_id_field: EsIdFieldOption = "_id",
     llm: Annotated[
         str,
-        typer.Option(help="auto, local, provider:model (e.g. openai:gpt-4o-mini), scripted:FILE."),
+        typer.Option(
+            envvar="SEARCHAIN_LLM",
+            help="auto, local, provider:model (e.g. openai:gpt-4o-mini), scripted:FILE.",
+        ),
     ] = "auto",
     reader: Annotated[
-        str, typer.Option(help="dpr, extractive, llm, dpr:DIR, extractive:DIR.")
+        str,
+        typer.Option(
+            envvar="SEARCHAIN_READER", help="dpr, extractive, llm, dpr:DIR, extractive:DIR."
+        ),
     ] = "dpr",
     verifier: Annotated[
         str,
         typer.Option(
+            envvar="SEARCHAIN_VERIFIER",
             help="Who judges the citations: lexical (offline containment) or nli:MODEL (an NLI "
-            "model's hub name or directory)."
+            "model's hub name or directory).",
         ),
     ] = "lexical",
     task: Annotated[

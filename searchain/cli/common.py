@@ -20,7 +20,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 BACKENDS = ("embedded", "elasticsearch")
 
-IndexOption = Annotated[Path, typer.Option("--index", help="Embedded index directory.")]
+IndexOption = Annotated[
+    Path, typer.Option("--index", envvar="SEARCHAIN_INDEX", help="Embedded index directory.")
+]
 BackendOption = Annotated[str, typer.Option(help="embedded (bm25s, no server) or elasticsearch.")]
 EsUrlOption = Annotated[
     str, typer.Option("--es-url", help="Elasticsearch URL (default: ES_URL, then localhost:9200).")

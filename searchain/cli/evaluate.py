@@ -25,10 +25,15 @@ def evaluate(
     ],
     out_file: Annotated[Path, typer.Option("--out", help="Results file (JSON lines; resumed).")],
     split: Annotated[str, typer.Option(help="tune (first 100) or report (last 100).")] = "tune",
-    llm: Annotated[str, typer.Option(help="An LLM spec (as for ask), or simulated.")] = "auto",
+    llm: Annotated[
+        str, typer.Option(envvar="SEARCHAIN_LLM", help="An LLM spec (as for ask), or simulated.")
+    ] = "auto",
     reader: Annotated[
         str,
-        typer.Option(help="SearChain methods: a reader spec (as for ask; llm:local), simulated."),
+        typer.Option(
+            envvar="SEARCHAIN_READER",
+            help="SearChain methods: a reader spec (as for ask; llm:local), simulated.",
+        ),
     ] = "dpr",
     backend: BackendOption = "embedded",
     index: Annotated[
@@ -54,8 +59,9 @@ def evaluate(
     verifier: Annotated[
         str,
         typer.Option(
+            envvar="SEARCHAIN_VERIFIER",
             help="SearChain methods: who judges the citations, lexical (offline) or nli:MODEL "
-            "(an NLI model's hub name or directory; adds ALCE's citation figures)."
+            "(an NLI model's hub name or directory; adds ALCE's citation figures).",
         ),
     ] = "lexical",
     concurrency: Annotated[int, typer.Option(help="Questions answered at once.")] = 1,

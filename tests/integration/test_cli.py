@@ -152,3 +152,23 @@ def test_ask_end_to_end_with_the_real_local_llm(demo_index, tmp_path, local_llm_
         if node["passage_id"] is not None:
             assert node["passage_id"] in corpus
     assert "round 1" in done.stderr  # the progress display ran
+
+
+def test_help_names_every_option_whole_and_the_environment_variables():
+    """Issue 33, case 12: flags were shown as `--json <bool>`, names were cut at 80 columns
+    (`--approve-correctio…`), and the environment variables honoured were not shown."""
+    done = searchain("ask", "--help", env={**os.environ, "COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "--approve-corrections / --no-approve-corrections" in text
+    assert "--json " in text and "<bool>" not in text and "…" not in text
+    for name in ("SEARCHAIN_LLM", "SEARCHAIN_READER", "SEARCHAIN_VERIFIER", "SEARCHAIN_INDEX"):
+        assert name in text, name
+    for command in ("eval", "index"):
+        assert "SEARCHAIN_" in searchain(command, "--help").stdout
+
+
+def test_a_command_line_the_parser_cannot_read_exits_2_without_a_box():
+    done = searchain("ask", "Who?", "--bogus")
+    assert done.returncode == 2
+    assert "Error: No such option: --bogus" in done.stderr and "╭" not in done.stderr

@@ -32,6 +32,8 @@ def load_runs(paths: Sequence[Path]) -> dict[Run, list[dict[str, Any]]]:
         raise ValueError("give at least one results file")
     runs: dict[Run, dict[str, dict[str, Any]]] = defaultdict(dict)
     for path in paths:
+        if path.is_dir():
+            raise ValueError(f"{path} is a directory: give the results files in it ({path}/*)")
         if not path.is_file():
             raise ValueError(f"results file {path} does not exist")
         for _, result in read_results(path):
@@ -224,6 +226,8 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     Without matplotlib (the ``eval`` extra) the report is text only and says so.
     """
     runs = load_runs(paths)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file: give a directory for the report")
     keys = list(dict(next(iter(runs))).keys())
     varying = {k for k in keys if len({dict(r).get(k) for r in runs}) > 1}
     names = {run: label(run, varying) for run in runs}
@@ -258,7 +262,7 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     ]
     for run, s in summaries.items():
         c = dict(run)
-        llm = c["llm"] if c.get("model") in ("", c["llm"]) else f"{c['llm']} ({c['model']})"
+        llm = c["llm"] if c.get("model") in ("", c["llm"]) else f"{c['llm']} → {c['model']}"
         lines.append(
             f"| {names[run]} | {c['dataset']} | {c['split']} | {llm} | {c['reader']} "
             f"| {s['n']} | {fmt(s['main'])} | {fmt(s.get('cover_em_answer'))} "

@@ -130,6 +130,13 @@ class KeyRing:
 
 def main() -> None:
     """``searchain-server-key [FILE]``: print a new key and its digest; check FILE if given."""
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(
+            "usage: searchain-server-key [FILE]\n\n"
+            "Print a new API key and the digest to put in the keys file; with FILE, check that\n"
+            "keys file and print how many users it holds (docs/server.md)."
+        )
+        return
     if len(sys.argv) > 1:
         try:
             users = parse_keys(Path(sys.argv[1]))

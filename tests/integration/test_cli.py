@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +60,7 @@ def test_existing_index_needs_overwrite(demo_index):
     ("args", "fragment"),
     [
         (["--llm", "gpt9"], "unknown LLM spec 'gpt9'"),
+        (["--llm", "gpt9"], "scripted:FILE.json"),  # issue 33, case 12: every CLI spec named
         (["--reader", "bert"], "unknown reader 'bert'"),
         (["--task", "poetry"], "unknown task 'poetry'"),
         (["--r-max", "0"], "r_max must be between 1 and 10"),
@@ -172,3 +174,30 @@ def test_a_command_line_the_parser_cannot_read_exits_2_without_a_box():
     done = searchain("ask", "Who?", "--bogus")
     assert done.returncode == 2
     assert "Error: No such option: --bogus" in done.stderr and "╭" not in done.stderr
+
+
+def test_mistakes_around_corpora_and_reports_name_the_fix(tmp_path):
+    """Issue 33, case 12: a JSON-array corpus was sent to --format; `report DIR` said "does not
+    exist"; `report --out FILE` gave a raw [Errno 17]; `searchain-server-key --help` read
+    "--help" as a key file."""
+    array = tmp_path / "corpus.json"
+    array.write_text('[{"id": "a", "title": "t", "text": "x"}]\n')
+    done = searchain("index", str(array), "--index", str(tmp_path / "i"))
+    one_line_error(done, "is a JSON array: give one JSON object per line", "jq -c")
+    one_line_error(searchain("report", str(tmp_path)), "is a directory: give the results files")
+    results = tmp_path / "r.jsonl"
+    config = dict.fromkeys(("p", "u", "seed")) | {"dataset": "musique", "split": "tune"}
+    config |= {"method": "oner", "llm": "local", "reader": "none", "backend": "embedded"}
+    line = {"id": "q", "config": config, "metrics": {"cover_em": 1.0}, "rounds": 1, "steps": 1}
+    line |= {"usage": {"llm": {"calls": 1, "words_in": 9, "words_out": 3}}, "seconds": 1.0}
+    results.write_text(json.dumps(line) + "\n")
+    one_line_error(
+        searchain("report", str(results), "--out", str(array)), "is a file: give a directory"
+    )
+    key = subprocess.run(
+        [str(Path(sys.executable).with_name("searchain-server-key")), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert key.returncode == 0 and key.stdout.startswith("usage: searchain-server-key [FILE]")

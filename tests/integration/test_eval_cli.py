@@ -9,11 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from pathlib import Path
 
 import pytest
 
 from searchain.eval.report import summarize
 from searchain.eval.runner import read_results
+from searchain.tools.llms.resolve import smollm2_path
 from tests.conftest import require_module
 from tests.integration.test_cli import one_line_error, searchain
 from tests.integration.test_every_method import SCRIPT
@@ -143,7 +145,10 @@ def test_baselines_run_on_the_real_small_llm(workdir, local_llm_available):
     report = searchain("report", *(str(path / f"{m}.jsonl") for m in ("oner", "ircot")),
                        "--out", str(out), cwd=path)  # fmt: skip
     assert report.returncode == 0, report.stderr
-    assert "| oner | hotpotqa | report | local | none | 1 |" in (out / "report.md").read_text()
+    md = (out / "report.md").read_text()
+    digest = hashlib.sha256(Path(smollm2_path()).read_bytes()).hexdigest()[:16]
+    # The model that ran, resolved: the spec, then the file it read, by its digest.
+    assert f"| oner | hotpotqa | report | local → local sha256:{digest} | none | 1 |" in md
     # No SearChain run, so no knowledge sources to plot.
     assert sorted(p.name for p in out.glob("*.png")) == [
         "metric_by_method.png",

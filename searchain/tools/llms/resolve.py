@@ -56,8 +56,9 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
 
         return load_once(key, lambda: init_provider_model(name, settings))
     raise ValueError(
-        f"unknown LLM spec {spec!r}: use 'auto', 'local', 'gguf:PATH', 'provider:model' "
-        "(e.g. openai:gpt-4o-mini) or pass a LangChain chat model object"
+        f"unknown LLM spec {spec!r}: use auto, local, gguf:PATH, provider:model (e.g. "
+        "openai:gpt-4o-mini) or scripted:FILE.json (searchain eval also takes simulated); "
+        "from Python, a LangChain chat model object also works"
     )
 
 

@@ -74,6 +74,11 @@ def detect_format(first_line: str) -> str:
         return "beir" if isinstance(record, dict) and "_id" in record else "jsonl"
     if "\t" in first_line:
         return "tsv"
+    if stripped.startswith("["):
+        raise CorpusError(
+            "the corpus is a JSON array: give one JSON object per line (JSON Lines, "
+            '{"id", "title", "text"}), e.g. jq -c \'.[]\' FILE > corpus.jsonl'
+        )
     raise CorpusError(
         "cannot tell the corpus format from its first line (neither a JSON object nor "
         "tab-separated columns): give --format jsonl, beir or tsv"
@@ -176,10 +181,19 @@ class Corpus:
             except RecursionError:
                 raise CorpusError(f"{where}: JSON nested too deeply to be a passage") from None
             if not isinstance(record, dict):
-                raise CorpusError(f"{where}: expected a JSON object with {key}, title, text")
+                raise CorpusError(
+                    f"{where}: expected a JSON object with {key}, title, text: one object per "
+                    "line (JSON Lines), not a JSON array"
+                    if isinstance(record, list)
+                    else f"{where}: expected a JSON object with {key}, title, text"
+                )
             text = record.get("text")
             if not isinstance(text, str):
-                raise CorpusError(f'{where}: missing or empty "text"')
+                found = ", ".join(sorted(map(str, record))[:6]) or "none"
+                raise CorpusError(
+                    f'{where}: missing or empty "text" (each line is {{"{key}", "title", '
+                    f'"text"}}; this one has: {found})'
+                )
             if record.get(key) in (None, ""):
                 raise CorpusError(f'{where}: missing "{key}"')
             yield number, str(record[key]), str(record.get("title") or ""), text

@@ -12,7 +12,9 @@ from tests.conftest import require_module
 
 
 def test_unknown_llm_specs_name_the_choices():
-    with pytest.raises(ValueError, match="unknown LLM spec 'gpt': use 'auto', 'local'"):
+    with pytest.raises(
+        ValueError, match=r"unknown LLM spec 'gpt': use auto, local, .* scripted:FILE"
+    ):
         resolve_llm("gpt")
     with pytest.raises(ValueError, match=r"cannot build LLM 'nosuchprovider:model': .* openai"):
         resolve_llm("nosuchprovider:model")

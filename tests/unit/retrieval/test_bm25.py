@@ -97,8 +97,10 @@ def test_concurrent_searches_agree(index):
     ("line", "message"),
     [
         ("{not json", r"corpus.jsonl:2: not valid JSON"),
-        ('["a list"]', r"corpus.jsonl:2: expected a JSON object"),
+        ('["a list"]', r"corpus.jsonl:2: expected a JSON object .* one object per line"),
         ('{"id": "x", "title": "t"}', r'corpus.jsonl:2: missing or empty "text"'),
+        # Issue 33, case 12: another field name was "missing text", naming no accepted one.
+        ('{"id": "x", "contents": "t"}', r'"text" \(each line is .*; this one has: contents, id\)'),
         ('{"id": "x", "text": "   "}', r'corpus.jsonl:2: missing or empty "text"'),
         ('{"title": "t", "text": "no id"}', r'corpus.jsonl:2: missing "id"'),
         ('{"id": "p1", "text": "again"}', r"corpus.jsonl:2: id 'p1' repeats line 1"),

@@ -6,6 +6,12 @@ from collections import Counter
 from typing import Any
 
 
+def main_metric(result: dict[str, Any]) -> float:
+    """Cover-EM for questions, accuracy for yes/no and fact checking."""
+    metrics = result["metrics"]
+    return metrics["accuracy"] if "accuracy" in metrics else metrics["cover_em"]
+
+
 def hop_figures(hops: list[dict[str, Any]]) -> dict[str, Any]:
     """Correction precision and recall, and the misleading rate, over gold-matched hops.
 

@@ -15,7 +15,13 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from searchain.eval.figures import alce_figures, citation_figures, format_figures, hop_figures
+from searchain.eval.figures import (
+    alce_figures,
+    citation_figures,
+    format_figures,
+    hop_figures,
+    main_metric,
+)
 from searchain.eval.pages import question_pages
 from searchain.eval.plots import PLOTS_HINT, draw_plots, plots_available
 from searchain.eval.runner import SIMULATED, SOURCES, Run, read_results
@@ -41,12 +47,6 @@ def load_runs(paths: Sequence[Path]) -> dict[Run, list[dict[str, Any]]]:
     if not runs:
         raise ValueError(f"no results in {', '.join(map(str, paths))}")
     return {run: list(by_id.values()) for run, by_id in runs.items()}
-
-
-def main_metric(result: dict[str, Any]) -> float:
-    """Cover-EM for questions, accuracy for yes/no and fact checking."""
-    metrics = result["metrics"]
-    return metrics["accuracy"] if "accuracy" in metrics else metrics["cover_em"]
 
 
 def _mean(values: list[float]) -> float | None:

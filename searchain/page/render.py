@@ -37,27 +37,37 @@ def _asset(name: str) -> str:
     return resources.files("searchain.page").joinpath(name).read_text(encoding="utf-8")
 
 
-def render_page(results: Sequence[dict[str, Any]], *, title: str = "") -> str:
-    """The HTML page of ``results`` (JSON-form results, one per question, in order)."""
+def render_page(
+    results: Sequence[dict[str, Any]], *, title: str = "", banner: Sequence[str] = ()
+) -> str:
+    """The HTML page of ``results`` (JSON-form results, one per question, in order).
+
+    ``banner`` lines head the page (an evaluation's run, gold answer and scores, and whether a
+    simulated model took part), so a page read on its own still says what it is.
+    """
     if not results:
         raise ValueError("no question to show: the page needs at least one answered question")
     title = title or f"searchain: {results[0].get('question', '')}"
     several = len(results) > 1
     body = "\n".join(_question(i, r, several) for i, r in enumerate(results, 1))
+    lines = "".join(f"<p>{_e(line)}</p>\n" for line in banner)
+    top = f'<section class="banner" aria-label="evaluation">\n{lines}</section>\n' if lines else ""
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_e(title)}</title>\n<style>\n{_asset('page.css')}</style>\n</head>\n<body>\n"
         '<a class="skip" href="#main">Skip to the answer</a>\n'
         "<header><p>searchain · Search-in-the-Chain · Tree-of-Reasoning</p></header>\n"
-        f'<main id="main">\n{_heading(1, title if several else "", results, several)}'
+        f'{top}<main id="main">\n{_heading(1, title if several else "", results, several)}'
         f"{body}\n</main>\n<script>\n{_asset('page.js')}</script>\n</body>\n</html>\n"
     )
 
 
-def write_page(path: Path, results: Sequence[dict[str, Any]], *, title: str = "") -> Path:
+def write_page(
+    path: Path, results: Sequence[dict[str, Any]], *, title: str = "", banner: Sequence[str] = ()
+) -> Path:
     """Write the page to ``path`` whole or not at all (a temporary file renamed into place)."""
-    return write_atomic(path, render_page(results, title=title))
+    return write_atomic(path, render_page(results, title=title, banner=banner))
 
 
 def _e(text: Any) -> str:

@@ -317,6 +317,7 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
     with_ir[2]["citations"]["inserted"] = 2
     with_ir[1]["format_failures"] = ["no_final_content", "no_final_answer"]
     with_ir[0]["result"] = {"question": "What is item 1?", "answer": "Thing 1", "nodes": []}
+    with_ir[0] |= {"simulated": True, "answers": ["Gold 1"], "prediction": "Thing 1"}
     without = [line("searchain-no-ir", f"q{i}", i in (1, 2)) for i in range(1, 5)]
     full.write_text("".join(json.dumps(r) + "\n" for r in with_ir))
     no_ir.write_text("".join(json.dumps(r) + "\n" for r in without))
@@ -352,10 +353,17 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
         "no_final_content 1 |" in replies
     )
     assert "searchain-no-ir" not in replies
-    # The one result that kept its tree has its page, linked from the report.
-    assert "- searchain (simulated): [q1](pages/searchain_simulated/q1.html)" in md
+    # The one result that kept its tree has its page, linked from the report, marked right.
+    assert "- searchain (simulated): [q1 ✓](pages/searchain_simulated/q1.html)" in md
     page = (tmp_path / "report" / "pages" / "searchain_simulated" / "q1.html").read_text()
     assert '<h1 id="q1-title">What is item 1?</h1>' in page and "Thing 1" in page
+    # Issue 33, case 4: a simulated run's page said neither SIMULATED nor its gold answer and
+    # score; read on its own, it now says all three.
+    banner = page.split('<section class="banner"')[1].split("</section>")[0]
+    assert "SIMULATED: a simulated LLM and/or reader answered" in banner
+    assert "Run: searchain (simulated), question q1." in banner
+    assert "Gold answer: Gold 1; predicted (the model&#x27;s own answer): Thing 1." in banner
+    assert "Scored right: cover_em 1.000, em 1.000, f1 1.000." in banner
 
 
 def test_report_without_a_no_ir_run_says_so_and_refuses_nothing_to_read(tmp_path):

@@ -178,7 +178,11 @@ def test_unusable_db_files_fail_in_one_line(demo, tmp_path, make, fragment):
     else:
         target = tmp_path / "garbage.sqlite"
         target.write_bytes(b"not a database at all" * 100)
-    done = searchain("threads", "--db", str(target))
+    # `ask` opens the database to write (`threads`, read-only, says a missing one is missing).
+    done = searchain(*ask_args(demo, script(tmp_path, "fast"), target, "t", "Who?"))
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
     assert fragment in line
+    if make != "under-a-file":
+        listed = searchain("threads", "--db", str(target))
+        assert listed.returncode == 1 and fragment in listed.stderr

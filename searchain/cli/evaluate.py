@@ -66,10 +66,12 @@ def evaluate(
     ] = "lexical",
     concurrency: Annotated[int, typer.Option(help="Questions answered at once.")] = 1,
     p: Annotated[
-        float | None, typer.Option("--p", help="Simulated LLM: chance of a wrong hop answer.")
+        float | None,
+        typer.Option("--p", help="Simulated LLM: chance of a wrong hop answer (default 0)."),
     ] = None,
     u: Annotated[
-        float | None, typer.Option("--u", help="Simulated LLM: chance of an unsolved hop.")
+        float | None,
+        typer.Option("--u", help="Simulated LLM: chance of an unsolved hop (default 0)."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Simulated LLM: seed of its draws.")] = 0,
     data: Annotated[
@@ -88,7 +90,8 @@ def evaluate(
     from searchain.tools.llms.resolve import model_identity
 
     simulated_llm = llm == SIMULATED
-    reads = get_method(method).graph == "searchain"  # IRCoT's family answers with the LLM
+    # IRCoT's family answers with the LLM, and SearChain without IR reads no passage.
+    reads = get_method(method).graph == "searchain" and get_method(method).uses_ir
     spec = EvalSpec(
         dataset=dataset,
         split=split,
@@ -112,7 +115,18 @@ def evaluate(
     records = eval_records(root, spec, limit)
     context = eval_context(root, spec, index=index, es_url=es_url, es_index=es_index)
     tag = "[bold red]SIMULATED[/bold red] " if spec.simulated else ""
-    err.print(f"{tag}{method} on {dataset} {split} ({len(records)} questions) → {out_file}")
+    draws = f", p={spec.p} u={spec.u} seed={spec.seed}" if simulated_llm else ""
+    err.print(
+        f"{tag}{method} on {dataset} {split} ({len(records)} questions{draws}) → {out_file}",
+        soft_wrap=True,
+    )
+    if simulated_llm and not spec.p and not spec.u:
+        err.print(
+            "[yellow]note:[/yellow] with --p 0 and --u 0 the simulated LLM answers every hop "
+            "right and leaves none unsolved, so Verify and Complete have nothing to do: give "
+            "--p (wrong hops) and --u (unsolved hops), e.g. --p 0.3 --u 0.1",
+            soft_wrap=True,
+        )
     columns = (method, BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task(method, total=len(records))

@@ -210,13 +210,20 @@ def _cell(found: list[Run], summaries: dict[Run, Any], metric: str = "main") -> 
 
 
 def label(run: Run, varying: set[str]) -> str:
-    """A short name for a run: its method, then the settings that differ between runs."""
+    """A short name for a run: its method, then the settings that differ between runs.
+
+    A run of the simulated LLM always says so, with the p and u it was given.
+    """
     config = dict(run)
+    llm_simulated = config["llm"] == SIMULATED
+    shown = varying - {"method", "model"} - ({"p", "u"} if llm_simulated else set())
     parts = [config["method"]] + [
-        f"{k}={config[k]}" for k in sorted(varying - {"method"}) if config[k] is not None
+        f"{k}={config[k]}" for k in sorted(shown) if config[k] is not None
     ]
     text = " ".join(parts)
-    return f"{text} (simulated)" if SIMULATED in (config["llm"], config["reader"]) else text
+    if llm_simulated:
+        return f"{text} (simulated p={config['p']} u={config['u']})"
+    return f"{text} (simulated)" if config["reader"] == SIMULATED else text
 
 
 def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
@@ -233,12 +240,12 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     names = {run: label(run, varying) for run in runs}
     runs = {run: runs[run] for run in sorted(runs, key=names.__getitem__)}
     summaries = {run: summarize(results) for run, results in runs.items()}
-    simulated = any(names[run].endswith("(simulated)") for run in runs)
+    simulated = any(SIMULATED in (dict(run)["llm"], dict(run)["reader"]) for run in runs)
     out.mkdir(parents=True, exist_ok=True)
     lines = ["# searchain evaluation report", ""]
     if simulated:
         lines += [
-            "**SIMULATED**: runs marked *(simulated)* used the simulated LLM and/or reader "
+            "**SIMULATED**: runs marked *(simulated …)* used the simulated LLM and/or reader "
             "(answers drawn from MuSiQue's gold decompositions); they measure retrieval and "
             "SearChain's decision logic, not a language model.",
             "",

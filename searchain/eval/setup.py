@@ -16,7 +16,7 @@ from searchain.context import Context
 from searchain.eval.datasets import Record, load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.files import write_atomic
-from searchain.methods import get_method
+from searchain.methods import METHODS, get_method
 from searchain.prompts.ircot import SHIPPED
 from searchain.tools.verifiers.resolve import resolve_verifier
 
@@ -28,6 +28,12 @@ def check(spec: EvalSpec) -> None:
         raise ValueError(f"unknown split {spec.split!r}: use tune or report")
     if spec.backend not in ("embedded", "elasticsearch"):
         raise ValueError(f"unknown backend {spec.backend!r}: use embedded or elasticsearch")
+    if spec.llm == SIMULATED and method.graph != "searchain":
+        plays = ", ".join(name for name, m in METHODS.items() if m.graph == "searchain")
+        raise ValueError(
+            f"the simulated LLM writes SearChain's Chains-of-Query only, so {spec.method} would "
+            f"score its fallbacks: use --method {plays}, or a real --llm"
+        )
     if spec.simulated and spec.dataset != "musique":
         raise ValueError(
             "the simulated LLM and reader answer from MuSiQue's gold decompositions: "
@@ -168,7 +174,7 @@ def eval_context(
             reader = SimulatedReader(pairs)
     llm = resolve_llm(llm)
     method = get_method(spec.method)
-    if method.graph == "searchain":
+    if method.graph == "searchain" and method.uses_ir:  # SearChain without IR reads nothing
         reader = resolve_reader(reader, llm)
         if hasattr(reader, "load"):
             reader.load()

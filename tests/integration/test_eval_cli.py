@@ -66,7 +66,7 @@ def test_a_short_simulated_run_on_the_reporting_split_is_well_formed(workdir):
     report = searchain("report", str(out), "--out", str(path / "report"), cwd=path)
     assert report.returncode == 0, report.stderr
     md = (path / "report" / "report.md").read_text()
-    assert "**SIMULATED**" in md and "searchain (simulated)" in md
+    assert "**SIMULATED**" in md and "searchain (simulated p=0.6 u=0.1)" in md
     assert "## Verify at the hop level" in md
     assert (path / "report" / "knowledge_sources.png").stat().st_size > 1000
 
@@ -210,3 +210,26 @@ def test_the_nli_verifier_runs_through_eval_and_report(workdir, tmp_path):
     # A method that cites nothing has nothing to verify: one line, before anything loads.
     done = searchain(*[a if a != "searchain" else "direct" for a in args], env=env, cwd=path)
     one_line_error(done, "direct cites nothing, so there is nothing to verify")
+
+
+def test_the_simulated_llm_says_what_it_was_told_and_plays_only_searchain(workdir):
+    """Issue 33, case 7: `--llm simulated` ran at p = u = 0 without saying so ("SearChain EM
+    1.000, 0 corrections"), answered `direct` with "I do not know this question", and
+    `searchain-no-ir` loaded the DPR reader it never uses and failed after 31 s."""
+    path, env = workdir
+    args = ["eval", "--dataset", "musique", "--split", "report", "--llm", "simulated"]
+    args += ["--reader", "simulated", "--limit", "1", "--index", str(path / "pooled-index")]
+    done = searchain(*args, "--method", "searchain", "--out", str(path / "p0.jsonl"), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "(1 questions, p=0.0 u=0.0 seed=0)" in done.stderr
+    assert "note: with --p 0 and --u 0 the simulated LLM answers every hop right" in done.stderr
+    direct = searchain(*args, "--method", "direct", "--out", str(path / "d.jsonl"), env=env)
+    one_line_error(direct, "the simulated LLM writes SearChain's Chains-of-Query only")
+    no_ir = [a if a != "simulated" or i != args.index("--reader") + 1 else "dpr"
+             for i, a in enumerate(args)]  # fmt: skip
+    out = path / "no-ir.jsonl"
+    done = searchain(*no_ir, "--method", "searchain-no-ir", "--p", "0.3", "--out", str(out),
+                     env={**env, "HF_HUB_OFFLINE": "1"})  # fmt: skip
+    assert done.returncode == 0, done.stderr  # no DPR weights here, and none needed
+    (result,) = [r for _, r in read_results(out)]
+    assert result["config"]["reader"] == "none"

@@ -333,35 +333,44 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
     md = files[0].read_text()
     assert "**SIMULATED**" in md
     assert (
-        "| searchain (simulated) | musique | report | simulated | simulated | 4 | 0.750 | – |" in md
+        "| searchain (simulated p=0.3 u=0.1) | musique | report | simulated | simulated | 4 "
+        "| 0.750 | – |" in md
     )
-    assert "| searchain-no-ir (simulated) | musique | report |" in md
+    assert "| searchain-no-ir (simulated p=0.3 u=0.1) | musique | report |" in md
     # 8 steps: 4 LLM, 2 corrected, 2 completed.
-    assert "| searchain (simulated) | 50.0% | 25.0% | 25.0% |" in md
-    assert "| searchain (simulated) | searchain-no-ir (simulated) | 4 | 50.0% | 25.0% |" in md
+    assert "| searchain (simulated p=0.3 u=0.1) | 50.0% | 25.0% | 25.0% |" in md
+    assert (
+        "| searchain (simulated p=0.3 u=0.1) | searchain-no-ir (simulated p=0.3 u=0.1) | 4 "
+        "| 50.0% | 25.0% |" in md
+    )
     # Citations: 2 + 1 + 0 + 2 cited, 1 + 1 + 0 + 2 stated, 8 steps; no-IR runs cite nothing;
     # q3's content was composed, its 2 citations inserted by searchain.
     assert (
-        "| searchain (simulated) | lexical | 0.750 | 1.250 | 0.800 | 0.500 | 0.0% | 25.0% "
-        "| 0.500 | – | – |" in md
+        "| searchain (simulated p=0.3 u=0.1) | lexical | 0.750 | 1.250 | 0.800 | 0.500 | 0.0% "
+        "| 25.0% | 0.500 | – | – |" in md
     )
-    assert "| searchain-no-ir (simulated) | 0.500 |" not in md.split("## Citations")[1]
+    assert "| searchain-no-ir (simulated p=0.3 u=0.1) | 0.500 |" not in md.split("## Citations")[1]
     # Format failures: 1 of 4 questions, 2 replies; no-IR lines predate the field: no row.
     replies = md.split("## Replies the parsers could not read")[1].split("##")[0]
     assert (
-        "| searchain (simulated) | 0.750 | 25.0% | 0.500 | no_final_answer 1, "
+        "| searchain (simulated p=0.3 u=0.1) | 0.750 | 25.0% | 0.500 | no_final_answer 1, "
         "no_final_content 1 |" in replies
     )
     assert "searchain-no-ir" not in replies
     # The one result that kept its tree has its page, linked from the report, marked right.
-    assert "- searchain (simulated): [q1 ✓](pages/searchain_simulated/q1.html)" in md
-    page = (tmp_path / "report" / "pages" / "searchain_simulated" / "q1.html").read_text()
+    assert (
+        "- searchain (simulated p=0.3 u=0.1): [q1 ✓](pages/searchain_simulated_p=0.3_u=0.1/q1.html)"
+        in md
+    )
+    page = (
+        tmp_path / "report" / "pages" / "searchain_simulated_p=0.3_u=0.1" / "q1.html"
+    ).read_text()
     assert '<h1 id="q1-title">What is item 1?</h1>' in page and "Thing 1" in page
     # Issue 33, case 4: a simulated run's page said neither SIMULATED nor its gold answer and
     # score; read on its own, it now says all three.
     banner = page.split('<section class="banner"')[1].split("</section>")[0]
     assert "SIMULATED: a simulated LLM and/or reader answered" in banner
-    assert "Run: searchain (simulated), question q1." in banner
+    assert "Run: searchain (simulated p=0.3 u=0.1), question q1." in banner
     assert "Gold answer: Gold 1; predicted (the model&#x27;s own answer): Thing 1." in banner
     assert "Scored right: cover_em 1.000, em 1.000, f1 1.000." in banner
 

@@ -9,12 +9,14 @@ plot says "SIMULATED".
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from searchain.eval.datasets import SPLIT_SIZE
 from searchain.eval.figures import (
     alce_figures,
     citation_figures,
@@ -49,6 +51,21 @@ def load_runs(paths: Sequence[Path]) -> dict[Run, list[dict[str, Any]]]:
     return {run: list(by_id.values()) for run, by_id in runs.items()}
 
 
+def wilson(values: list[float], z: float = 1.96) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of a share of 0/1 scores (its mean, for cover-EM's means).
+
+    It says how far a figure from n questions can move with other questions of the same kind:
+    about ±0.3 at n = 10, ±0.18 at n = 30, ±0.1 at n = 100.
+    """
+    n = len(values)
+    if not n:
+        return None
+    share = sum(values) / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _mean(values: list[float]) -> float | None:
     return mean(values) if values else None
 
@@ -58,7 +75,9 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     metric_names = sorted({name for r in results for name in r["metrics"]})
     summary: dict[str, Any] = {
         "n": len(results),
+        "asked": max((r.get("asked", 0) for r in results), default=0),
         "main": _mean([main_metric(r) for r in results]),
+        "interval": wilson([main_metric(r) for r in results]),
         **{
             name: _mean([r["metrics"][name] for r in results if name in r["metrics"]])
             for name in metric_names
@@ -137,8 +156,9 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
         datasets = sorted({d for _, d in cells}, key=lambda d: ((*DATASET_ORDER, d)).index(d))
         run = {m for m, _ in cells}
         # Every row of Table 1, run or not ("–"), so a missing baseline shows as a hole; then
-        # the other methods that were run.
-        groups = [
+        # the other methods that were run. A table of one Table-1 method compares nothing: its
+        # row alone, and a line for the rest.
+        sections = [
             ("without IR", [m for m, x in METHODS.items() if x.table1 and not x.uses_ir]),
             ("with IR", [m for m, x in METHODS.items() if x.table1 and x.uses_ir]),
             (
@@ -147,26 +167,40 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
                 + sorted(run - set(METHODS)),
             ),
         ]
-        methods = [m for _, group in groups for m in group]
+        table1 = [m for m, x in METHODS.items() if x.table1]
+        compared = len(run & set(table1)) >= 2
+        if not compared:
+            sections = [(title, [m for m in group if m in run]) for title, group in sections]
+        methods = [m for _, group in sections for m in group]
 
         header = "| method | " + " | ".join(datasets) + " |"
         rule = "|---|" + "---|" * len(datasets)
+        ns = {summaries[run]["n"] for found in cells.values() for run in found}
+        # One n for the whole table goes in its heading; cells of differing n each say theirs.
+        each = f" ({ns.pop()} questions each)" if len(ns) == 1 else " (n in each cell)"
+        show_n = not each.endswith("each)")
         lines += [
             "",
-            f"## Table 1 (SearChain): main metric by method and data set — LLM {llm}, {split}",
+            f"## Table 1 (SearChain): main metric by method and data set — LLM {llm}, "
+            f"{split}{each}",
             "",
             header,
             rule,
         ]
-        for title, group in groups:
+        for title, group in sections:
             if group:
                 lines.append(f"| **{title}** |" + " |" * len(datasets))
             lines += [
                 f"| {m} | "
-                + " | ".join(_cell(cells.get((m, d), []), summaries) for d in datasets)
+                + " | ".join(
+                    _cell(cells.get((m, d), []), summaries, show_n=show_n) for d in datasets
+                )
                 + " |"
                 for m in group
             ]
+        if not compared:
+            missing = len(set(table1) - run)
+            lines += ["", f"{missing} of Table 1's {len(table1)} methods were not run."]
         ircot = [m for m in ("direct", "cot", "oner", "ircot") if m in methods]
         if ircot:
             lines += [
@@ -181,7 +215,7 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
             for m in ircot:
                 row = " | ".join(
                     " | ".join(
-                        _cell(cells.get((m, d), []), summaries, metric)
+                        _cell(cells.get((m, d), []), summaries, metric, show_n=show_n)
                         for metric in ("paragraph_recall", "em", "f1")
                     )
                     for d in datasets
@@ -190,7 +224,9 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
     return lines
 
 
-def _cell(found: list[Run], summaries: dict[Run, Any], metric: str = "main") -> str:
+def _cell(
+    found: list[Run], summaries: dict[Run, Any], metric: str = "main", *, show_n: bool = False
+) -> str:
     """One table cell: ``metric`` of each run found for it ("–" for none).
 
     Several runs in one cell (another reader, backend or K) are each labelled with the settings
@@ -204,9 +240,24 @@ def _cell(found: list[Run], summaries: dict[Run, Any], metric: str = "main") -> 
         tags = [f"{k}={config[k]}" for k in apart]
         if SIMULATED in (config["llm"], config["reader"]):
             tags.append("simulated")
+        if show_n:  # the table's runs answered different numbers of questions
+            tags.append(f"n={summaries[run]['n']}")
         value = fmt(summaries[run].get(metric))
         values.append(f"{value} ({', '.join(tags)})" if tags else value)
     return " / ".join(values) or "–"
+
+
+def answered(summary: dict[str, Any]) -> str:
+    """How many questions a run answered, of the split, and of those asked if it stopped."""
+    n, asked = summary["n"], summary.get("asked") or 0
+    stopped = f", stopped at {n} of {asked} asked" if asked > n else ""
+    return f"{n} ({100 * n / SPLIT_SIZE:.0f}% of the split{stopped})"
+
+
+def interval(summary: dict[str, Any]) -> str:
+    """The main metric's 95% interval, as the report shows it."""
+    found = summary.get("interval")
+    return f"{found[0]:.2f}–{found[1]:.2f}" if found else "–"
 
 
 def label(run: Run, varying: set[str]) -> str:
@@ -263,16 +314,22 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
         "",
         "## All runs (reasoning steps: Table 4; LLM cost and time: Table 5)",
         "",
-        "| run | dataset | split | llm | reader | n | main | cover-EM (answer) | EM | F1 | recall "
-        "| rounds | steps | LLM calls | words in | words out | s/question |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"*n*: questions answered, of the split's {SPLIT_SIZE} (and of those asked, when a run "
+        "stopped early: rerun its `searchain eval` to finish). *95% interval*: the Wilson "
+        "interval of the main metric; at n = 30 a difference of 0.2 between runs can be "
+        "chance.",
+        "",
+        "| run | dataset | split | llm | reader | n | main | 95% interval | cover-EM (answer) "
+        "| EM | F1 | recall | rounds | steps | LLM calls | words in | words out | s/question |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run, s in summaries.items():
         c = dict(run)
         llm = c["llm"] if c.get("model") in ("", c["llm"]) else f"{c['llm']} → {c['model']}"
         lines.append(
             f"| {names[run]} | {c['dataset']} | {c['split']} | {llm} | {c['reader']} "
-            f"| {s['n']} | {fmt(s['main'])} | {fmt(s.get('cover_em_answer'))} "
+            f"| {answered(s)} | {fmt(s['main'])} | {interval(s)} "
+            f"| {fmt(s.get('cover_em_answer'))} "
             f"| {fmt(s.get('em'))} | {fmt(s.get('f1'))} "
             f"| {fmt(s.get('paragraph_recall'))} | {fmt(s['rounds'])} | {fmt(s['steps'])} "
             f"| {fmt(s['llm_calls'])} | {fmt(s['words_in'])} | {fmt(s['words_out'])} "

@@ -301,6 +301,7 @@ async def run_records(
                 context=context,
             )
             line = result_line(spec, method, record, output, usage, time.perf_counter() - started)
+            line["asked"] = len(records)  # so a run stopped early never reads as complete
             if entails is not None and method.graph == "searchain":
                 # ALCE's figures on the model's own words and citations, never composed ones.
                 written = output.get("model_content", "")

@@ -333,8 +333,8 @@ def test_report_compares_runs_with_the_papers_analyses(tmp_path):
     md = files[0].read_text()
     assert "**SIMULATED**" in md
     assert (
-        "| searchain (simulated p=0.3 u=0.1) | musique | report | simulated | simulated | 4 "
-        "| 0.750 | – |" in md
+        "| searchain (simulated p=0.3 u=0.1) | musique | report | simulated | simulated "
+        "| 4 (4% of the split) | 0.750 | 0.30–0.95 | – |" in md
     )
     assert "| searchain-no-ir (simulated p=0.3 u=0.1) | musique | report |" in md
     # 8 steps: 4 LLM, 2 corrected, 2 completed.
@@ -452,6 +452,27 @@ def test_a_table_cell_of_several_runs_labels_each_and_marks_the_simulated(tmp_pa
         "| searchain | 0.250 (reader=dpr) / 0.500 (reader=extractive) / "
         "1.000 (reader=simulated, simulated) |"
     ) in table
+
+
+def test_the_report_says_how_much_each_figure_rests_on(tmp_path):
+    """Issue 33, case 8: a 10-question run beside a 3-question one showed no n, a run stopped
+    at 4 of 5 read as complete, and no figure had an interval."""
+    files = []
+    for method, n, asked in (("oner", 10, 10), ("ircot", 4, 5)):
+        path = tmp_path / f"{method}.jsonl"
+        rows = [line(method, f"q{i}", i % 2 == 0, simulated=False) for i in range(n)]
+        for row in rows:
+            row["asked"] = asked
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files.append(path)
+    md = write_report(files, tmp_path / "out")[0].read_text()
+    assert "— LLM local, report (n in each cell)" in md
+    assert "| oner | 0.500 (n=10) |" in md and "| ircot | 0.500 (n=4) |" in md
+    assert "| local | dpr | 10 (10% of the split) | 0.500 | 0.24–0.76 |" in md
+    assert "| 4 (4% of the split, stopped at 4 of 5 asked) | 0.500 | 0.15–0.85 |" in md
+    # One method of Table 1 compares nothing: its row, not 19 rows of holes.
+    table = md.split("## Table 1 (SearChain)")[1].split("## IRCoT")[0]
+    assert "19 of Table 1's 20 methods were not run." in table and "| direct |" not in table
 
 
 @pytest.mark.parametrize(

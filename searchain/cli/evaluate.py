@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from searchain.cli.common import BackendOption, EsUrlOption, err
 from searchain.methods import METHODS
@@ -128,19 +129,49 @@ def evaluate(
             soft_wrap=True,
         )
     columns = (method, BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task(method, total=len(records))
-        ran = asyncio.run(
-            run_records(
-                spec,
-                records,
-                context,
-                out_file,
-                concurrency=concurrency,
-                on_result=lambda _: bar.advance(task),
-                on_start=lambda skipped: bar.update(task, completed=skipped),
+    finished = [0]
+
+    def logged(result: dict[str, Any]) -> None:
+        """Without a terminal (a log file, CI) a line per question, where a bar cannot show."""
+        finished[0] += 1
+        if not err.is_terminal:
+            scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(result["metrics"].items()))
+            err.print(
+                f"{finished[0]}/{len(records)} {escape(str(result['id']))}: {escape(scores)} "
+                f"({result['seconds']:.1f} s)",
+                soft_wrap=True,
             )
+
+    try:
+        with Progress(*columns, console=err, transient=True) as bar:
+            task = bar.add_task(method, total=len(records))
+
+            def started(skipped: int) -> None:
+                finished[0] = skipped
+                bar.update(task, completed=skipped)
+
+            def answered(result: dict[str, Any]) -> None:
+                bar.advance(task)
+                logged(result)
+
+            ran = asyncio.run(
+                run_records(
+                    spec,
+                    records,
+                    context,
+                    out_file,
+                    concurrency=concurrency,
+                    on_result=answered,
+                    on_start=started,
+                )
+            )
+    except KeyboardInterrupt:
+        err.print(
+            f"[red]interrupted[/red]: {finished[0]} of {len(records)} questions are in "
+            f"{escape(str(out_file))}; run the same command again to answer the rest",
+            soft_wrap=True,
         )
+        raise typer.Exit(130) from None
     wanted = {r.id for r in records}
     results = [r for _, r in read_results(out_file) if r["id"] in wanted]
     s = summarize(results)

@@ -34,18 +34,27 @@ NO_IR = "searchain-no-ir"
 INTERACTIVE = ("searchain", "searchain-no-verify", "searchain-no-complete")
 
 
-def load_runs(paths: Sequence[Path]) -> dict[Run, list[dict[str, Any]]]:
-    """Results grouped by run configuration, each question once (the last line wins)."""
+def load_runs(
+    paths: Sequence[Path], skipped: list[str] | None = None
+) -> dict[Run, list[dict[str, Any]]]:
+    """Results grouped by run configuration, each question once (the last line wins).
+
+    A last line a run is still writing, or was killed writing, is left out and named in
+    ``skipped``.
+    """
     if not paths:
         raise ValueError("give at least one results file")
     runs: dict[Run, dict[str, dict[str, Any]]] = defaultdict(dict)
     for path in paths:
+        partial: list[int] = []
         if path.is_dir():
             raise ValueError(f"{path} is a directory: give the results files in it ({path}/*)")
         if not path.is_file():
             raise ValueError(f"results file {path} does not exist")
-        for _, result in read_results(path):
+        for _, result in read_results(path, partial=partial):
             runs[tuple(result["config"].items())][result["id"]] = result
+        if skipped is not None:
+            skipped += [f"{path} line {number}" for number in partial]
     if not runs:
         raise ValueError(f"no results in {', '.join(map(str, paths))}")
     return {run: list(by_id.values()) for run, by_id in runs.items()}
@@ -283,7 +292,8 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     Results that kept their tree (SearChain's) also get one HTML page each, under ``pages/``.
     Without matplotlib (the ``eval`` extra) the report is text only and says so.
     """
-    runs = load_runs(paths)
+    skipped: list[str] = []
+    runs = load_runs(paths, skipped)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file: give a directory for the report")
     keys = list(dict(next(iter(runs))).keys())
@@ -294,6 +304,12 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     simulated = any(SIMULATED in (dict(run)["llm"], dict(run)["reader"]) for run in runs)
     out.mkdir(parents=True, exist_ok=True)
     lines = ["# searchain evaluation report", ""]
+    if skipped:
+        lines += [
+            f"Left out: {', '.join(skipped)}, the unfinished last line of a run still being "
+            "written or killed mid-write (`searchain eval` answers its question again).",
+            "",
+        ]
     if simulated:
         lines += [
             "**SIMULATED**: runs marked *(simulated …)* used the simulated LLM and/or reader "

@@ -91,8 +91,14 @@ LATER = {"k": None, "demos": "tuning", "model": "", "verifier": "lexical"}
 """Configuration fields added after the first results files, with the value older runs had."""
 
 
-def read_results(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The ``(line number, result)`` pairs of a results file; one clear error for a bad line."""
+def read_results(
+    path: Path, *, partial: list[int] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The ``(line number, result)`` pairs of a results file; one clear error for a bad line.
+
+    A last line with no newline that is not JSON is a write a kill cut short: with ``partial``
+    given it is skipped and its number appended there, else it is an error like any bad line.
+    """
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -100,6 +106,9 @@ def read_results(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 result = json.loads(line)
             except json.JSONDecodeError as exc:
+                if partial is not None and not line.endswith("\n"):
+                    partial.append(number)
+                    continue
                 raise ValueError(
                     f"{path} line {number} is not valid JSON ({exc.msg}): a run killed mid-write "
                     "leaves a partial last line; delete that line and run again"
@@ -118,13 +127,25 @@ def read_results(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, result
 
 
+def drop_partial_line(path: Path) -> bool:
+    """Cut a last line a kill left unfinished (no newline), so appending starts a fresh line."""
+    if not path.exists():
+        return False
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    with path.open("r+b") as handle:
+        handle.truncate(data.rfind(b"\n") + 1)
+    return True
+
+
 def done_ids(out: Path, spec: EvalSpec) -> set[str]:
     """Ids already answered in ``out`` by this very configuration; refuse a file of another."""
     if not out.exists():
         return set()
     wanted = asdict(spec)
     done = set()
-    for number, result in read_results(out):
+    for number, result in read_results(out, partial=[]):  # a cut last line runs again
         if result["config"] != wanted:
             differs = sorted(k for k in wanted if result["config"].get(k) != wanted[k])
             found = ", ".join(f"{k}={result['config'].get(k)!r}" for k in differs)
@@ -310,6 +331,7 @@ async def run_records(
             return line
 
     out.parent.mkdir(parents=True, exist_ok=True)
+    drop_partial_line(out)  # the question of a line a kill cut short is answered again
     tasks = [asyncio.ensure_future(answer(record)) for record in todo]
     try:
         with out.open("a", encoding="utf-8") as sink:

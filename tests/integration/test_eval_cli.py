@@ -9,6 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -233,3 +237,36 @@ def test_the_simulated_llm_says_what_it_was_told_and_plays_only_searchain(workdi
     assert done.returncode == 0, done.stderr  # no DPR weights here, and none needed
     (result,) = [r for _, r in read_results(out)]
     assert result["config"]["reader"] == "none"
+
+
+def test_ctrl_c_says_how_to_resume_and_progress_shows_without_a_terminal(workdir, tmp_path):
+    """Issue 33, case 9: Ctrl-C printed only "interrupted"; with stderr not a terminal nothing
+    was printed until the end."""
+    path, env = workdir
+    log, release = tmp_path / "calls.log", tmp_path / "release"
+    script = tmp_path / "held.json"
+    rules = [[".", "So the answer is: Paris."]]
+    script.write_text(json.dumps({"rules": rules, "log": str(log), "hold_from": 2,
+                                  "release": str(release)}))  # fmt: skip
+    out = tmp_path / "stopped.jsonl"
+    args = ["eval", "--dataset", "musique", "--split", "report", "--method", "direct"]
+    args += ["--llm", f"scripted:{script}", "--limit", "2", "--out", str(out)]
+    args += ["--index", str(path / "pooled-index")]
+    run = subprocess.Popen([sys.executable, "-m", "searchain", *args], env=env, cwd=path,
+                           stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        for _ in range(6000):  # until the second question's call is held (at most 10 min)
+            if log.exists() and len(log.read_text().splitlines()) >= 2:
+                break
+            time.sleep(0.1)
+        run.send_signal(signal.SIGINT)
+    finally:
+        release.touch()  # the held call returns, so the run can end
+        _, stderr = run.communicate(timeout=300)
+    assert run.returncode == 130, stderr
+    assert "1/2 " in stderr  # the first question, logged as it finished
+    assert f"interrupted: 1 of 2 questions are in {out}; run the same command again" in stderr
+    assert len(out.read_text().splitlines()) == 1
+    again = searchain(*args, env=env, cwd=path)
+    assert again.returncode == 0 and "1 answered now, 2 in all" in again.stderr
+    assert "2/2 " in again.stderr

@@ -387,6 +387,24 @@ def test_report_without_a_no_ir_run_says_so_and_refuses_nothing_to_read(tmp_path
         write_report([tmp_path / "empty.jsonl"], tmp_path / "out")
 
 
+def test_a_line_a_kill_cut_short_is_answered_again_and_left_out_of_reports(tmp_path):
+    """Issue 33, case 9: a partial last line made `eval` and `report` refuse the file, though
+    `--help` says "rerun to resume"."""
+    out = tmp_path / "cut.jsonl"
+    assert evaluate(Answerer(), RECORDS[:2], out) == 2
+    whole = out.read_text()
+    out.write_text(whole + whole.splitlines()[0][:40])  # a third line, cut by a kill
+    md = write_report([out], tmp_path / "report")[0].read_text()
+    assert f"Left out: {out} line 3, the unfinished last line" in md
+    assert "| direct | musique | tune | fake | none | 2 (2% of the split) |" in md
+    assert evaluate(Answerer(), RECORDS[:3], out) == 1  # q2 only; the cut line is gone
+    assert ids(out) == ["q0", "q1", "q2"] and out.read_text().startswith(whole)
+    # A bad line anywhere else is still refused: it is no write in progress.
+    out.write_text("not json\n" + whole)
+    with pytest.raises(ValueError, match="line 1 is not valid JSON"):
+        evaluate(Answerer(), RECORDS[:3], out)
+
+
 def test_results_written_before_k_existed_still_resume(tmp_path):
     out = tmp_path / "old.jsonl"
     assert evaluate(Answerer(), RECORDS[:2], out) == 2

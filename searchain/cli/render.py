@@ -78,6 +78,11 @@ def show_result(result: dict[str, Any]) -> None:
         out.print(f"    {escape(ref.text)}")
     if result.get("unresolved_citations"):
         out.print(f"[dim]removed citations to no step: {result['unresolved_citations']}[/dim]")
+    show_tree(result)
+
+
+def show_tree(result: dict[str, Any]) -> None:
+    """The Tree-of-Reasoning: every node, its answer, knowledge source, confidence, verdict."""
     tree = Tree(
         f"[bold]Tree-of-Reasoning[/bold] ({result.get('rounds', 0)} rounds, "
         f"{result.get('stop_reason', '')})"
@@ -96,3 +101,17 @@ def show_result(result: dict[str, Any]) -> None:
             f"({label}{conf}{verdict}, node {node.id})[/]"
         )
     out.print(tree)
+
+
+def show_pending(pending: dict[str, Any], thread: str) -> None:
+    """A correction waiting for a person: the step, both answers, the passage, what to do."""
+    passage = pending.get("passage") or {}
+    out.print(
+        f"[yellow]Correction waiting for approval[/yellow] on {escape(pending['query'])}\n"
+        f"  LLM: {escape(repr(pending['llm_answer']))} → reader: "
+        f"{escape(repr(pending['reader_answer']))} (confidence {pending['confidence']:.2f})\n"
+        f"  passage {escape(passage.get('title', ''))} ({escape(passage.get('id', ''))}):\n"
+        f"    {escape(passage.get('text', ''))}\n"
+        f"Approve or reject it: `searchain resume {thread} --approve` or `--reject`",
+        soft_wrap=True,
+    )

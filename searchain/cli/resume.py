@@ -31,8 +31,16 @@ def resume(
             )
         payload: Any = None
         if state.interrupts:
-            if approve == reject:
-                raise ValueError("a correction is waiting: pass --approve or --reject")
+            if approve and reject:
+                raise ValueError("pass one of --approve and --reject, not both")
+            if not approve and not reject:
+                pending = state.interrupts[0].value
+                raise ValueError(
+                    f"a correction is waiting on {pending['query']!r} (LLM "
+                    f"{pending['llm_answer']!r} → reader {pending['reader_answer']!r}): see it "
+                    f"and its passage with `searchain show {thread}`, then pass --approve or "
+                    "--reject"
+                )
             payload = Command(resume="approve" if approve else "reject")
         elif approve or reject:
             raise ValueError(f"thread {thread!r} has no correction waiting for approval")

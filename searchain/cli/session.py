@@ -14,7 +14,7 @@ from typing import Any
 from rich.markup import escape
 
 from searchain.cli.common import err
-from searchain.cli.render import show_progress, show_result
+from searchain.cli.render import show_pending, show_progress, show_result, show_tree
 
 
 def unfinished(state: Any) -> bool:
@@ -144,12 +144,8 @@ def run(
         if as_json:
             sys.stdout.write(json.dumps({"thread": thread, "waiting_for": pending}) + "\n")
             return
-        err.print(
-            f"[yellow]correction waiting for approval[/yellow] on {escape(pending['query'])}: "
-            f"LLM {pending['llm_answer']!r} → reader {pending['reader_answer']!r} "
-            f"(confidence {pending['confidence']:.2f}, passage {pending['passage']['id']})\n"
-            f"approve or reject with `searchain resume {thread} --approve` / `--reject`"
-        )
+        show_tree(state.values)  # the reasoning so far, then the step it stopped at
+        show_pending(pending, thread)
         if html is not None:
             err.print(
                 f"no page yet: once it finishes, `searchain show {thread} --html {html}`",

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from searchain.cli.common import DEFAULT_DB, DbOption, HtmlOption, err
-from searchain.cli.render import show_result
+from searchain.cli.render import show_pending, show_result, show_tree
 from searchain.cli.session import open_threads
 
 
@@ -41,22 +41,32 @@ def show(
 
     store, graph = open_threads(db, create=False)
     store.known(thread)  # an unknown or stale thread: one clear line
-    states = question_states(graph, {"configurable": {"thread_id": thread}})
-    if not states:
+    config = {"configurable": {"thread_id": thread}}
+    states = question_states(graph, config)
+    current = graph.get_state(config)
+    pending = current.interrupts[0].value if current.interrupts else None
+    if not states and pending is None:
         raise ValueError(
             f"thread {thread!r} has no finished question yet: `searchain resume {thread}`"
         )
     results = [result_to_json(state) for state in states]
-    if html is not None:
+    if html is not None and results:
         from searchain.page import write_page
 
         write_page(html, results, title=f"searchain thread {thread}")
         count = f"{len(results)} question{'s' * (len(results) != 1)}"
         err.print(f"wrote {escape(str(html))} ({count})", soft_wrap=True)
+    elif html is not None:
+        err.print("no page yet: no question is finished; approve or reject first", soft_wrap=True)
     if as_json:
+        waiting = {"waiting_for": pending} if pending is not None else {}
         sys.stdout.write(
-            json.dumps({"thread": thread, "questions": results}, ensure_ascii=False) + "\n"
+            json.dumps({"thread": thread, "questions": results, **waiting}, ensure_ascii=False)
+            + "\n"
         )
     elif html is None:
         for state in states:
             show_result(state)
+    if pending is not None and not as_json:  # the question it stopped at, and why
+        show_tree(current.values)
+        show_pending(pending, thread)

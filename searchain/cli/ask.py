@@ -98,6 +98,9 @@ def ask(
         "approve_corrections": approve_corrections,
     }
     context = context_from(options)
+    # Every model, index and server first: one that cannot load fails before a database or a
+    # thread exists (a thread made then would be listed as interrupted).
+    preload(context)
     store, graph = open_threads(db)
     thread_id = thread or uuid.uuid4().hex[:12]
     config = {"configurable": {"thread_id": thread_id}}
@@ -108,6 +111,5 @@ def ask(
                 raise ValueError(
                     f"thread {thread!r} has an unfinished run: `searchain resume {thread}` first"
                 )
-        preload(context)
         store.record(thread_id, options, question)
         run(graph, {"question": question, "task": task}, config, context, as_json, html)

@@ -18,10 +18,32 @@ def load_pretrained(loader: Any, name_or_path: str, kind: str = "reader", **kwar
     except OSError:
         if Path(name_or_path).exists() or os.environ.get("HF_HUB_OFFLINE") == "1":
             raise _missing(name_or_path, kind) from None
+    unreachable = hub_unreachable()
+    if unreachable:  # one attempt, not the hub client's minute of retries
+        raise ValueError(f"{_missing(name_or_path, kind)} ({unreachable})") from None
     try:
         return loader.from_pretrained(name_or_path, **kwargs)
     except OSError:
         raise _missing(name_or_path, kind) from None
+
+
+HUB_TIMEOUT = 5.0
+"""Seconds the one connection attempt to the hub may take before it counts as unreachable."""
+
+
+def hub_unreachable() -> str:
+    """Why the Hugging Face hub cannot be reached (one TCP connection tried), or ``""``."""
+    import socket
+    from urllib.parse import urlsplit
+
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    parts = urlsplit(endpoint)
+    host, port = parts.hostname or "huggingface.co", parts.port or 443
+    try:
+        socket.create_connection((host, port), timeout=HUB_TIMEOUT).close()
+    except OSError as exc:
+        return f"the hub at {host}:{port} is unreachable: {exc.strerror or exc}"
+    return ""
 
 
 def _missing(name: str, kind: str) -> ValueError:

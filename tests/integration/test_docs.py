@@ -56,6 +56,51 @@ def test_every_benchmark_runs_as_documented(script, tmp_path):
     assert done.stdout.startswith("usage:"), done.stdout  # it parsed --help, it did not run
 
 
+def documented_commands() -> list[tuple[str, str, list[str]]]:
+    """``(page, subcommand, flags)`` of every `searchain` command in the pages' shell blocks."""
+    found = []
+    for page in PAGES:
+        for block in blocks(page, "bash"):
+            for line in block.replace("\\\n", " ").splitlines():
+                words = line.split("#")[0].split()
+                if not words or Path(words[0]).name != "searchain":
+                    continue
+                flags = [
+                    flag.split("=")[0]
+                    for word in words[2:]
+                    for flag in re.findall(r"--[a-z][a-z0-9-]*", word)
+                ]
+                found.append((page.name, words[1], flags))
+    return found
+
+
+def test_every_documented_command_and_flag_exists():
+    """Issue 33: the docs' commands, as written, name commands and options the CLI has."""
+    commands = documented_commands()
+    assert len(commands) >= 20
+    helps: dict[str, str] = {}
+    for page, command, flags in commands:
+        if command not in helps:
+            done = subprocess.run(
+                [sys.executable, "-m", "searchain", command, "--help"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, (page, command, done.stderr)
+            helps[command] = done.stdout
+        for flag in flags:
+            assert re.search(rf"{re.escape(flag)}\b", helps[command]), (page, command, flag)
+
+
+def test_the_scripts_the_docs_run_exist():
+    for page in PAGES:
+        for script in re.findall(r"\bscripts/[a-z_0-9]+\.(?:sh|py)", page.read_text()):
+            path = ROOT / script
+            assert path.is_file(), (page.name, script)
+            assert script.endswith(".py") or os.access(path, os.X_OK), (page.name, script)
+
+
 def test_the_docs_key_file_is_a_working_key_file(tmp_path):
     from searchain.server.keys import parse_keys
 

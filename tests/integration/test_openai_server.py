@@ -136,3 +136,5 @@ def test_server_failures_are_one_line(server, index, tmp_path, case, fragments):
     )  # fmt: skip
     one_line_error(done, *fragments)
     assert KEY not in done.stderr and "sk-wrong" not in done.stderr
+    # Issue 33, case 5: found before a thread database (and a thread "interrupted") exists.
+    assert not (tmp_path / "t.db").exists()

@@ -182,5 +182,6 @@ def evaluate(
     )
     err.print(
         f"{tag}{ran} answered now, {len(results)} in all: {figures}; "
-        f"{s['rounds']:.2f} rounds, {s['seconds']:.2f} s per question"
+        f"{s['rounds']:.2f} rounds, {s['seconds']:.2f} s per question",
+        soft_wrap=True,
     )

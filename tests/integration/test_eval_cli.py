@@ -46,7 +46,7 @@ def test_a_short_simulated_run_on_the_reporting_split_is_well_formed(workdir):
     out = path / "sim.jsonl"
     done = simulated(workdir, out, "--p", "0.6", "--limit", "12", "--concurrency", "4")
     assert done.returncode == 0, done.stderr
-    assert "SIMULATED searchain on musique report (12 questions)" in done.stderr
+    assert "SIMULATED searchain on musique report (12 questions, p=0.6 u=0.1 seed=0)" in done.stderr
     lines = [r for _, r in read_results(out)]
     assert len(lines) == 12 and len({r["id"] for r in lines}) == 12
     for r in lines:
@@ -152,7 +152,7 @@ def test_baselines_run_on_the_real_small_llm(workdir, local_llm_available):
     md = (out / "report.md").read_text()
     digest = hashlib.sha256(Path(smollm2_path()).read_bytes()).hexdigest()[:16]
     # The model that ran, resolved: the spec, then the file it read, by its digest.
-    assert f"| oner | hotpotqa | report | local → local sha256:{digest} | none | 1 |" in md
+    assert f"| oner | hotpotqa | report | local → local sha256:{digest} | none | 1 (" in md
     # No SearChain run, so no knowledge sources to plot.
     assert sorted(p.name for p in out.glob("*.png")) == [
         "metric_by_method.png",

@@ -95,7 +95,7 @@ def test_a_report_without_matplotlib_is_written_as_text_and_says_so(demo):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "pip install 'searchain[eval]'" in lines[0], done.stderr
     md = (root / "text-report" / "report.md").read_text()
-    assert "| oner | musique | tune | local | none | 1 | 1.000 |" in md
+    assert "| oner | musique | tune | local | none | 1 (1% of the split) | 1.000 |" in md
     assert "None drawn: plots need matplotlib: pip install 'searchain[eval]'." in md
     assert not list((root / "text-report").glob("*.png"))
 

@@ -13,7 +13,8 @@ meaning. What each value means, and what the rule cannot see:
   words, is ``unstated`` too: the rule cannot see synonyms.
 * ``unverifiable``: containment would prove nothing, so the rule does not judge — a yes/no
   answer, a bare number ("1" occurs in "number 1 in 1989"), an answer made only of the query's
-  own words (the query's entity occurs in any passage retrieved for it).
+  own words (the query's entity occurs in any passage retrieved for it) or of function words
+  ("in", "it was": an answer off the point that any passage holds).
 
 The title is not read: a passage's title names its subject, and "Yes Minister" states no "yes".
 An NLI model (:mod:`searchain.tools.verifiers`) judges meaning instead, and decides every
@@ -64,6 +65,70 @@ NEGATIONS = frozenset(
 NEGATION_WINDOW = 4
 """How many words before a mention a negation reaches ("was *not* born in Toronto")."""
 YES_NO = frozenset({"yes", "no"})
+FUNCTION_WORDS = frozenset(
+    [
+        "in",
+        "on",
+        "at",
+        "of",
+        "to",
+        "for",
+        "by",
+        "with",
+        "from",
+        "into",
+        "about",
+        "as",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "than",
+        "so",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "he",
+        "she",
+        "it",
+        "they",
+        "we",
+        "you",
+        "i",
+        "his",
+        "her",
+        "its",
+        "their",
+        "our",
+        "your",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "who",
+        "what",
+        "which",
+        "when",
+        "where",
+        "why",
+        "how",
+    ]
+)
+"""Words any passage holds (normalised; articles are already gone): an answer made of nothing
+else says nothing a containment test could check."""
 _NUMBER = re.compile(r"^[\d.,]+$")
 
 
@@ -102,7 +167,7 @@ def unverifiable(answer: str, query: str = "") -> bool:
         return True
     if all(_NUMBER.match(word) for word in words):
         return True
-    return set(words) <= set(_words(query))
+    return set(words) <= set(_words(query)) | FUNCTION_WORDS
 
 
 def lexical_verdict(

@@ -8,7 +8,8 @@
 * Cover-EM is the papers' metric: the normalised gold answer occurs in the normalised
   *generated output* (the whole text the method wrote, not only the extracted answer). It is
   also reported on the extracted answer, and, stricter, on word boundaries (``"1844"`` is not
-  covered by ``"18445"``); reports name each.
+  covered by ``"18445"``); reports name each. One deviation: a verbatim copy of the question in
+  the output is not counted (an echoed comparison question names its own answer).
 """
 
 from __future__ import annotations
@@ -74,18 +75,28 @@ def f1(prediction: str, answers: Sequence[str], style: str = "musique") -> float
     return max((musique_f1(prediction, a) for a in answers), default=0.0)
 
 
-def cover_em(output: str, answers: Sequence[str]) -> float:
+def cover_em(output: str, answers: Sequence[str], asked: str = "") -> float:
     """The papers' cover-EM: a normalised gold answer (or alias) occurs in the normalised output.
 
     Plain substring occurrence, as the papers compute it; an empty gold answer covers nothing.
+    Where the output repeats the question ``asked`` word for word, that copy is not counted: a
+    model that echoes "Who is older, A or B?" has not answered B.
     """
-    text = squad_normalize(output)
-    return float(any((needle := squad_normalize(a)) and needle in text for a in answers))
+    pieces = _unasked(squad_normalize(output), squad_normalize(asked))
+    return float(
+        any((needle := squad_normalize(a)) and needle in piece for a in answers for piece in pieces)
+    )
 
 
-def cover_em_words(output: str, answers: Sequence[str]) -> float:
+def cover_em_words(output: str, answers: Sequence[str], asked: str = "") -> float:
     """Cover-EM on word boundaries (the stricter option): "1844" is not in "18445"."""
-    return float(any(contains_answer(output, answer) for answer in answers))
+    pieces = _unasked(normalize_answer(output), normalize_answer(asked))
+    return float(any(contains_answer(piece, a) for a in answers for piece in pieces))
+
+
+def _unasked(text: str, question: str) -> list[str]:
+    """The parts of ``text`` (normalised) around every verbatim copy of ``question``."""
+    return text.split(question) if question else [text]
 
 
 def label_accuracy(prediction: str, label: str) -> float:

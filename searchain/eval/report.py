@@ -319,7 +319,8 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
         ]
     lines += [
         "Main metric: the papers' cover-EM (the gold answer occurs in the whole generated "
-        "output) for questions, accuracy for yes/no and fact checking. *cover-EM (answer)*: "
+        "output; a verbatim copy of the question in it does not count) for questions, accuracy "
+        "for yes/no and fact checking. *cover-EM (answer)*: "
         "the same on the extracted answer only. EM and F1: the official HotpotQA (and "
         "2WikiMultihopQA) and MuSiQue scripts' definitions. Every answer metric reads only what "
         "the model wrote: a final content searchain composed from the path (*composed*, in the "

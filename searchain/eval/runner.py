@@ -175,9 +175,9 @@ def score(
         output = generated or prediction
         style = OFFICIAL_STYLE.get(record.dataset, "musique")
         metrics = {
-            "cover_em": cover_em(output, record.answers),
-            "cover_em_answer": cover_em(prediction, record.answers),
-            "cover_em_words": cover_em_words(output, record.answers),
+            "cover_em": cover_em(output, record.answers, record.question),
+            "cover_em_answer": cover_em(prediction, record.answers, record.question),
+            "cover_em_words": cover_em_words(output, record.answers, record.question),
             "em": exact_match(prediction, record.answers, style),
             "f1": f1(prediction, record.answers, style),
         }

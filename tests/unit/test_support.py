@@ -56,6 +56,10 @@ PAIRS = [
     ("The album came out in 1989.", "1989", "", "When was it released?", "unverifiable"),
     ("The hall has 1,000 seats.", "1,000", "", "How many seats?", "unverifiable"),
     ("Yes Minister is a British sitcom.", "yes", "yes", "Is it a sitcom?", "unverifiable"),
+    # an answer off the point, made of words any passage holds, is no statement either
+    (DREW, "in", "", "Which city?", "unverifiable"),
+    (DREW, "it was", "", "Which city?", "unverifiable"),
+    (DREW, "in", "in", "Which city?", "unverifiable"),
 ]
 
 

@@ -160,3 +160,16 @@ def test_paragraph_recall():
     assert paragraph_recall([("A", "a"), ("B", "b"), ("A", "a")], gold) == 1.0
     assert paragraph_recall([], gold) == 0.0
     assert paragraph_recall([("A", "a")], []) == 0.0
+
+
+def test_cover_em_does_not_count_the_question_echoed():
+    asked = "Who is older, Kevin Drew or Brendan Canning?"
+    echo = f"{asked} I am not sure."
+    assert cover_em(echo, ["Brendan Canning"]) == 1.0  # the papers' plain definition
+    assert cover_em(echo, ["Brendan Canning"], asked) == 0.0
+    assert cover_em_words(echo, ["Brendan Canning"], asked) == 0.0
+    answered = f"{asked} So the final answer is Brendan Canning."
+    assert cover_em(answered, ["Brendan Canning"], asked) == 1.0
+    assert cover_em_words(answered, ["Brendan Canning"], asked) == 1.0
+    # words on either side of the cut are never joined into a match
+    assert cover_em_words(f"Brendan {asked} Canning", ["Brendan Canning"], asked) == 0.0

@@ -134,3 +134,25 @@ def test_a_stray_no_is_no_answer_in_a_baseline():
     line = result_line(SPEC, method, YESNO, out, UsageCounter(), 0.0)
     assert line["prediction"] == "" and line["metrics"]["accuracy"] == 0.0
     assert line["format_failures"] == ["no_final_answer"]
+
+
+def test_a_model_off_the_point_scores_nothing_and_states_nothing():
+    """A model that never cites, never states an answer, answers its steps with words any
+    passage holds ("in", "it was") and echoes the question as its final content: no figure may
+    read better than that. The question names the gold answer, so an echo covered it."""
+    chain = (
+        f"[Query 1]: {Q1}\n[Answer 1]: in\n[Query 2]: {Q2}\n[Answer 2]: it was\n"
+        "[Final Content]: Hmm."
+    )
+    out, _ = run(ScriptedReplies(replies=[chain, QUESTION]), retriever(), TableReader({}),
+                 question=QUESTION)  # fmt: skip
+    assert [n.support for n in out["nodes"]] == ["unverifiable", "unverifiable"]
+    line = scored(out)
+    assert line["metrics"] == {
+        "cover_em": 0.0,
+        "cover_em_answer": 0.0,
+        "cover_em_words": 0.0,
+        "em": 0.0,
+        "f1": 0.0,
+    }
+    assert line["citations"]["stated"] == 0 and line["citations"]["cited"] == 0

@@ -3,6 +3,7 @@
 # the papers do. Usage:
 #   scripts/run_table1.sh OUT_DIR [DATASET] [SPLIT] [LIMIT] [LLM] [READER]
 # e.g. scripts/run_table1.sh runs/local musique report 30 local llm
+# METHODS="oner ircot" scripts/run_table1.sh ... runs just those methods (names as in Table 1).
 # Results files are resumable: run it again to finish an interrupted run.
 set -euo pipefail
 out=${1:?give an output directory}
@@ -13,10 +14,15 @@ llm=${5:-local}
 reader=${6:-llm}
 searchain=${SEARCHAIN:-searchain}
 # Table 1's rows in its order (searchain.methods.METHODS), then IRCoT and plain ReAct.
-methods=(direct auto-cot cot cot-sc recite-and-answer self-ask-no-ir least-to-most
+all=(direct auto-cot cot cot-sc recite-and-answer self-ask-no-ir least-to-most
          plan-and-solve-no-ir searchain-no-ir
          oner toolformer self-ask plan-and-solve react-cot-sc verify-and-edit tot dsp
          searchain searchain-no-verify searchain-no-complete ircot react)
+read -ra methods <<< "${METHODS:-${all[*]}}"
+for method in "${methods[@]}"; do  # every name checked before an hour of runs
+  [[ " ${all[*]} " == *" $method "* ]] \
+    || { echo "unknown method '$method' in METHODS: choose from ${all[*]}" >&2; exit 2; }
+done
 mkdir -p "$out"
 for method in "${methods[@]}"; do
   "$searchain" eval --dataset "$dataset" --split "$split" --method "$method" --limit "$limit" \

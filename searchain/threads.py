@@ -91,7 +91,7 @@ class ThreadStore:
     def exists(self, thread_id: str) -> bool:
         """Whether ``thread_id`` is in this database, however it was made."""
         query = "SELECT 1 FROM searchain_threads WHERE thread_id = ?"
-        return bool(self._execute(query, (thread_id,))) or thread_id in self._checkpointed()
+        return bool(self._execute(query, (thread_id,))) or self._checkpointed_one(thread_id)
 
     has_checkpoints: str
     """A query whose one row's one value is true when LangGraph's ``checkpoints`` table exists."""
@@ -103,6 +103,13 @@ class ThreadStore:
         rows = self._execute("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''")
         return {str(thread_id) for (thread_id,) in rows}
 
+    def _checkpointed_one(self, thread_id: str) -> bool:
+        """Whether LangGraph's checkpoints hold ``thread_id`` (one indexed look-up, not a scan)."""
+        query = "SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' LIMIT 1"
+        return bool(self._execute(self.has_checkpoints)[0][0]) and bool(
+            self._execute(query, (thread_id,))
+        )
+
     def known(self, thread_id: str) -> None:
         """One line for a thread this database does not hold or cannot read; else nothing."""
         rows = self._execute(
@@ -113,7 +120,7 @@ class ThreadStore:
                 f"thread {thread_id!r} was written by a searchain with state version {rows[0][0]} "
                 f"(this one reads {STATE_VERSION}); it is left untouched: start a new thread"
             )
-        if not rows and thread_id not in self._checkpointed():
+        if not rows and not self._checkpointed_one(thread_id):
             raise ValueError(f"no thread {thread_id!r} in {self.where}: see `searchain threads`")
 
     def options(self, thread_id: str) -> dict[str, Any]:

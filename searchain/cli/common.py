@@ -12,9 +12,9 @@ import typer.models
 from rich.console import Console
 from rich.markup import escape
 
-out = Console(highlight=False)
-"""Results (stdout): what a script may capture."""
-err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, soft_wrap=True)
+"""Results (stdout): what a script may capture; a line is never cut at the terminal's width."""
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 """Progress and errors (stderr), so that stdout stays clean for ``--json``."""
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,7 +64,7 @@ def friendly_errors(command: F) -> F:
             _reject_flag_values(command, kwargs)
             return command(*args, **kwargs)
         except (ValueError, OSError, ImportError) as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err.print("[red]interrupted[/red]")
@@ -75,7 +75,7 @@ def friendly_errors(command: F) -> F:
             line = explain(exc)
             if line is None:
                 raise
-            err.print(f"[red]error:[/red] {escape(line)}", soft_wrap=True)
+            err.print(f"[red]error:[/red] {escape(line)}")
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]

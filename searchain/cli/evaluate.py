@@ -119,40 +119,27 @@ def evaluate(
     draws = f", p={spec.p} u={spec.u} seed={spec.seed}" if simulated_llm else ""
     err.print(
         f"{tag}{method} on {dataset} {split} ({len(records)} questions{draws}) → {out_file}",
-        soft_wrap=True,
     )
     if simulated_llm and not spec.p and not spec.u:
         err.print(
             "[yellow]note:[/yellow] with --p 0 and --u 0 the simulated LLM answers every hop "
             "right and leaves none unsolved, so Verify and Complete have nothing to do: give "
             "--p (wrong hops) and --u (unsolved hops), e.g. --p 0.3 --u 0.1",
-            soft_wrap=True,
         )
     columns = (method, BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    finished = [0]
-
-    def logged(result: dict[str, Any]) -> None:
-        """Without a terminal (a log file, CI) a line per question, where a bar cannot show."""
-        finished[0] += 1
-        if not err.is_terminal:
-            scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(result["metrics"].items()))
-            err.print(
-                f"{finished[0]}/{len(records)} {escape(str(result['id']))}: {escape(scores)} "
-                f"({result['seconds']:.1f} s)",
-                soft_wrap=True,
-            )
-
     try:
         with Progress(*columns, console=err, transient=True) as bar:
             task = bar.add_task(method, total=len(records))
 
-            def started(skipped: int) -> None:
-                finished[0] = skipped
-                bar.update(task, completed=skipped)
-
             def answered(result: dict[str, Any]) -> None:
                 bar.advance(task)
-                logged(result)
+                if not err.is_terminal:  # a log file, CI: a line per question, no bar to see
+                    done = int(bar.tasks[0].completed)
+                    scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(result["metrics"].items()))
+                    err.print(
+                        f"{done}/{len(records)} {escape(str(result['id']))}: {escape(scores)} "
+                        f"({result['seconds']:.1f} s)",
+                    )
 
             ran = asyncio.run(
                 run_records(
@@ -162,14 +149,14 @@ def evaluate(
                     out_file,
                     concurrency=concurrency,
                     on_result=answered,
-                    on_start=started,
+                    on_start=lambda skipped: bar.update(task, completed=skipped),
                 )
             )
     except KeyboardInterrupt:
+        kept = len(done_ids(out_file, spec) & {r.id for r in records})
         err.print(
-            f"[red]interrupted[/red]: {finished[0]} of {len(records)} questions are in "
+            f"[red]interrupted[/red]: {kept} of {len(records)} questions are in "
             f"{escape(str(out_file))}; run the same command again to answer the rest",
-            soft_wrap=True,
         )
         raise typer.Exit(130) from None
     wanted = {r.id for r in records}
@@ -183,5 +170,4 @@ def evaluate(
     err.print(
         f"{tag}{ran} answered now, {len(results)} in all: {figures}; "
         f"{s['rounds']:.2f} rounds, {s['seconds']:.2f} s per question",
-        soft_wrap=True,
     )

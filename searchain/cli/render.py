@@ -113,5 +113,4 @@ def show_pending(pending: dict[str, Any], thread: str) -> None:
         f"  passage {escape(passage.get('title', ''))} ({escape(passage.get('id', ''))}):\n"
         f"    {escape(passage.get('text', ''))}\n"
         f"Approve or reject it: `searchain resume {thread} --approve` or `--reject`",
-        soft_wrap=True,
     )

@@ -25,4 +25,4 @@ def report(
         out.print(str(path))
     if not plots_available():
         note = f"no plots drawn: {PLOTS_HINT} (the report's tables hold every figure)"
-        err.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)
+        err.print(f"[yellow]note:[/yellow] {escape(note)}")

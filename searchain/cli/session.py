@@ -149,7 +149,6 @@ def run(
         if html is not None:
             err.print(
                 f"no page yet: once it finishes, `searchain show {thread} --html {html}`",
-                soft_wrap=True,
             )
         return
     result = state.values
@@ -157,7 +156,7 @@ def run(
         from searchain.page import write_page
 
         write_page(html, [result_to_json(result)])
-        err.print(f"wrote {escape(str(html))}", soft_wrap=True)
+        err.print(f"wrote {escape(str(html))}")
     if as_json:
         sys.stdout.write(
             json.dumps({"thread": thread, **result_to_json(result)}, ensure_ascii=False) + "\n"

@@ -55,9 +55,9 @@ def show(
 
         write_page(html, results, title=f"searchain thread {thread}")
         count = f"{len(results)} question{'s' * (len(results) != 1)}"
-        err.print(f"wrote {escape(str(html))} ({count})", soft_wrap=True)
+        err.print(f"wrote {escape(str(html))} ({count})")
     elif html is not None:
-        err.print("no page yet: no question is finished; approve or reject first", soft_wrap=True)
+        err.print("no page yet: no question is finished; approve or reject first")
     if as_json:
         waiting = {"waiting_for": pending} if pending is not None else {}
         sys.stdout.write(

@@ -28,4 +28,4 @@ def threads(db: DbOption = DEFAULT_DB) -> None:
         else:
             status = "finished" if state.values else "not started"
         when = datetime.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M")
-        out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}", soft_wrap=True)
+        out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}")

@@ -184,10 +184,10 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
 
         header = "| method | " + " | ".join(datasets) + " |"
         rule = "|---|" + "---|" * len(datasets)
-        ns = {summaries[run]["n"] for found in cells.values() for run in found}
+        ns = {summaries[r]["n"] for found in cells.values() for r in found}
         # One n for the whole table goes in its heading; cells of differing n each say theirs.
-        each = f" ({ns.pop()} questions each)" if len(ns) == 1 else " (n in each cell)"
-        show_n = not each.endswith("each)")
+        show_n = len(ns) > 1
+        each = " (n in each cell)" if show_n else f" ({ns.pop()} questions each)"
         lines += [
             "",
             f"## Table 1 (SearChain): main metric by method and data set — LLM {llm}, "

@@ -127,16 +127,12 @@ def read_results(
             yield number, result
 
 
-def drop_partial_line(path: Path) -> bool:
+def drop_partial_line(path: Path) -> None:
     """Cut a last line a kill left unfinished (no newline), so appending starts a fresh line."""
-    if not path.exists():
-        return False
-    data = path.read_bytes()
-    if not data or data.endswith(b"\n"):
-        return False
-    with path.open("r+b") as handle:
-        handle.truncate(data.rfind(b"\n") + 1)
-    return True
+    data = path.read_bytes() if path.exists() else b""
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
 
 
 def done_ids(out: Path, spec: EvalSpec) -> set[str]:

@@ -138,3 +138,24 @@ def test_server_failures_are_one_line(server, index, tmp_path, case, fragments):
     assert KEY not in done.stderr and "sk-wrong" not in done.stderr
     # Issue 33, case 5: found before a thread database (and a thread "interrupted") exists.
     assert not (tmp_path / "t.db").exists()
+
+
+def test_openai_itself_is_checked_before_any_work(index, tmp_path):
+    """Issue 33, case 5: `openai:MODEL` with no OPENAI_BASE_URL was first called after the
+    thread was created; now its API is asked for its models first (unreachable here, or
+    refusing this made-up key where it is reachable: one line either way)."""
+    require_module("langchain_openai", "openai")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    done = searchain(
+        "ask", "Who?", "--index", str(index), "--llm", "openai:gpt-4o-mini", "--reader", "llm",
+        "--db", str(tmp_path / "t.db"), env={**env, "OPENAI_API_KEY": "sk-made-up"},
+    )  # fmt: skip
+    one_line_error(done, "the LLM server at https://api.openai.com/v1")
+    assert "sk-made-up" not in done.stderr
+    assert not (tmp_path / "t.db").exists()
+    done = searchain(
+        "ask", "Who?", "--index", str(index), "--llm", "openai:gpt-4o-mini", "--reader", "llm",
+        "--db", str(tmp_path / "t.db"), env=env,
+    )  # fmt: skip
+    one_line_error(done, "cannot build LLM 'openai:gpt-4o-mini'", "OPENAI_API_KEY")
+    assert not (tmp_path / "t.db").exists()

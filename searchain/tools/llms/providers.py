@@ -44,16 +44,21 @@ def init_provider_model(spec: str, settings: dict[str, Any]) -> BaseChatModel:
         kwargs = {k: v for k, v in kwargs.items() if k in OPENAI_PARAMS}
         if extra:
             kwargs["extra_body"] = extra
-        if os.environ.get("OPENAI_BASE_URL"):
-            if not os.environ.get("OPENAI_API_KEY"):
-                kwargs["api_key"] = NO_KEY
-            try:
-                from searchain.tools.llms.openai_server import ServerChatOpenAI
-            except ImportError as exc:
-                raise ImportError(
-                    f"LLM {spec!r} needs its LangChain integration: pip install {OPENAI_EXTRA}"
-                ) from exc
-            return ServerChatOpenAI(model=spec.split(":", 1)[1], **kwargs)
+        server = bool(os.environ.get("OPENAI_BASE_URL"))
+        if server and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = NO_KEY
+        try:
+            from searchain.tools.llms.openai_server import CheckedChatOpenAI, ServerChatOpenAI
+        except ImportError as exc:
+            raise ImportError(
+                f"LLM {spec!r} needs its LangChain integration: pip install {OPENAI_EXTRA}"
+            ) from exc
+        model = ServerChatOpenAI if server else CheckedChatOpenAI
+        try:
+            return model(model=spec.split(":", 1)[1], **kwargs)
+        except Exception as exc:  # no key (OpenAIError), a bad setting (pydantic's): one line
+            reason = " ".join(str(exc).split())
+            raise ValueError(f"cannot build LLM {spec!r}: {reason}") from None
     try:
         return init_chat_model(spec, **kwargs)
     except ImportError as exc:

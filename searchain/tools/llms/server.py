@@ -37,7 +37,9 @@ def served_models() -> list[str]:
         raise ImportError(
             f"OPENAI_BASE_URL needs the OpenAI client: pip install {OPENAI_EXTRA}"
         ) from exc
-    client = openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or NO_KEY, max_retries=0)
+    client = openai.OpenAI(
+        api_key=os.environ.get("OPENAI_API_KEY") or NO_KEY, max_retries=0, timeout=30
+    )
     try:
         return [model.id for model in client.models.list()]
     except openai.NotFoundError:
@@ -67,10 +69,12 @@ def explain(exc: BaseException) -> str | None:
         cause: BaseException = exc
         while cause.__cause__ is not None or cause.__context__ is not None:
             cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
-        return (
-            f"cannot reach {where} ({type(cause).__name__}: {str(cause).splitlines()[0]}): "
+        fix = (
             "start it, or fix OPENAI_BASE_URL"
+            if os.environ.get("OPENAI_BASE_URL")
+            else "check the network (behind a proxy: HTTPS_PROXY), or set OPENAI_BASE_URL"
         )
+        return f"cannot reach {where} ({type(cause).__name__}: {str(cause).splitlines()[0]}): {fix}"
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return f"{where} refused the API key ({exc.status_code}): set OPENAI_API_KEY"
     if isinstance(exc, openai.NotFoundError):

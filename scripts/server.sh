@@ -106,6 +106,8 @@ start() {
   local port="${SERVER_PORT:-$(free_port)}"
   export DATABASE_URL="$db" AEGRA_CONFIG="$ROOT/aegra.json" RUN_MIGRATIONS_ON_STARTUP=false \
     LANGGRAPH_STRICT_MSGPACK=true LOG_LEVEL="${LOG_LEVEL:-INFO}" PORT="$port"
+  # Callers set only their own settings (docs/server.md); MCP's runs go to this address.
+  export SEARCHAIN_SHARED_SERVER=1 SEARCHAIN_SERVER_INTERNAL_URL="http://127.0.0.1:$port"
   # The database's tables once, before the workers (started together on an empty database,
   # they race to create them and one dies).
   if ! (cd "$STATE" && "$VENV/bin/python" -m searchain.server.prepare) >"$STATE/prepare.log" 2>&1; then
@@ -136,6 +138,16 @@ start() {
       stop; exit 1
     fi
     sleep 0.5
+  done
+  # Fail closed: a server that answers a keyless request is never reported ready.
+  local path code
+  for path in /assistants/search /docs /openapi.json /info; do
+    code="$(curl -s -o /dev/null -w '%{http_code}' -X GET "$url$path")"
+    if [ "$code" != 401 ]; then
+      tail -n 20 "$STATE/log" >&2
+      stop
+      die "the server answered $path without a key ($code, not 401): its authentication did not load (its log above)"
+    fi
   done
   echo "$url" > "$STATE/url"
   log "ready at $url ($WORKERS workers)"

@@ -18,6 +18,7 @@ from pydantic import ConfigDict, InstanceOf
 from pydantic.json_schema import SkipJsonSchema
 
 from searchain.prompts import TaskPrompt, task_names, task_prompt
+from searchain.tools.llms.resolve import llm_choices
 from searchain.tools.retrieval.resolve import resolve_retriever
 from searchain.tools.verifiers.resolve import resolve_verifier
 from searchain.types import Reader, Retriever, Verifier
@@ -28,6 +29,22 @@ MAX_ROUNDS = 10
 """Upper bound accepted for ``r_max``; with ``MAX_CHAIN_NODES`` it bounds the graph's steps."""
 MAX_CHAIN_NODES = 30
 """Upper bound accepted for ``max_chain_nodes``."""
+DEPLOYMENT_FIELDS = frozenset(
+    {
+        *("llm", "reader", "verifier", "semantic_dedup"),  # models
+        *("retriever", "index", "es_url", "es_index"),  # indexes and URLs
+        *("es_title_field", "es_text_field", "es_id_field"),
+        *("prompts", "ircot_demos", "auto_cot_demos", "dsp_demos"),  # files
+    }
+)
+"""Fields that name a model, a file, an index or a URL. On a shared server they are the
+deployment's alone (its ``SEARCHAIN_*`` environment): a caller who could set them would make the
+server open files and reach URLs of the caller's choosing, and load any number of models. The
+others (task, thresholds, budgets, switches) are the caller's, within their bounds."""
+SHARED_SERVER_ENV = "SEARCHAIN_SHARED_SERVER"
+"""Set (to 1) where callers are not the operator (``scripts/server.sh`` sets it): a run then
+refuses a deployment field it was given, and never takes one from a thread's saved state; but
+``llm`` may name a model the deployment offers (``$SEARCHAIN_LLM_CHOICES``)."""
 
 
 @dataclass(kw_only=True)
@@ -157,17 +174,16 @@ class Context:
         if self.ircot_answer not in ("direct", "cot"):
             raise ValueError(f"ircot_answer must be direct or cot, got {self.ircot_answer!r}")
         bounded = (
-            ("sc_samples", 1),
-            ("dsp_bootstrap", 0),
-            ("tot_samples", 1),
-            ("tot_breadth", 1),
-            ("ircot_k", 0),
-            ("oner_k", 1),
-            ("ircot_max_steps", 0),
-            ("ircot_max_paragraphs", 1),
+            ("sc_samples", 1, 50),
+            ("dsp_bootstrap", 0, 100),
+            ("tot_samples", 1, 50),
+            ("tot_breadth", 1, 50),
+            ("ircot_k", 0, 50),
+            ("oner_k", 1, 50),
+            ("ircot_max_steps", 0, 50),
+            ("ircot_max_paragraphs", 1, 50),
         )
-        for name, low in bounded:
-            high = 100 if name == "dsp_bootstrap" else 50
+        for name, low, high in bounded:
             if not low <= getattr(self, name) <= high:
                 value = getattr(self, name)
                 raise ValueError(f"{name} must be between {low} and {high}, got {value}")
@@ -221,9 +237,13 @@ def context_of(runtime: Any, saved: Mapping[str, Any] | None = None) -> Context:
     have it saved, so a run without it fails in one line.
     """
     given = runtime.context if isinstance(runtime.context, Context) else Context()
+    explicit = _set_fields(given)
+    if os.environ.get(SHARED_SERVER_ENV):
+        refuse_deployment_fields(explicit)
+        dropped = DEPLOYMENT_FIELDS - offered(saved or {})
+        saved = {k: v for k, v in (saved or {}).items() if k not in dropped}
     if not saved:
         return given
-    explicit = _set_fields(given)
     for name, value in saved.items():
         if isinstance(value, dict) and name not in explicit:
             raise ValueError(
@@ -232,6 +252,44 @@ def context_of(runtime: Any, saved: Mapping[str, Any] | None = None) -> Context:
             )
     merged = {k: v for k, v in saved.items() if not isinstance(v, dict)}
     return Context(**{**merged, **explicit})
+
+
+def refuse_deployment_fields(settings: Mapping[str, Any]) -> None:
+    """ValueError naming the deployment fields among ``settings`` (a caller's), if any."""
+    named = sorted(DEPLOYMENT_FIELDS & settings.keys() - offered(settings))
+    if named:
+        raise ValueError(
+            f"{', '.join(named)}: the deployment's setting{'s' * (len(named) > 1)}, not a "
+            "caller's (the server's operator sets models, files, indexes and URLs; a run may set "
+            "the task, thresholds, budgets and switches: docs/server.md)"
+        )
+
+
+def offered(settings: Mapping[str, Any]) -> set[str]:
+    """The deployment fields of ``settings`` whose value is a choice the deployment offers.
+
+    Today that is ``llm`` naming a model of ``$SEARCHAIN_LLM_CHOICES``.
+    """
+    llm = settings.get("llm")
+    return {"llm"} if isinstance(llm, str) and llm.strip() in llm_choices() else set()
+
+
+def caller_settings_problem(settings: Mapping[str, Any]) -> str | None:
+    """What is wrong with ``settings`` a caller sent for a run, in one line; None if nothing.
+
+    Deployment fields are refused, unknown names named, and the caller's values checked against
+    their bounds (a ``Context`` is built from them, which opens nothing the deployment did not
+    name).
+    """
+    try:
+        refuse_deployment_fields(settings)
+        known = {f.name for f in fields(Context)}
+        if unknown := sorted(set(settings) - known):
+            return f"unknown setting{'s' * (len(unknown) > 1)} {', '.join(unknown)}"
+        Context(**settings)
+    except (TypeError, ValueError) as exc:
+        return str(exc)
+    return None
 
 
 def thread_settings(ctx: Context) -> dict[str, Any]:

@@ -46,6 +46,36 @@ class Deployment:
         return get_sync_client(url=self.url, api_key=KEYS[user], timeout=300)
 
 
+def choices(work: Path) -> dict[str, Path]:
+    """The deployment's named scripts: `load` (8 first calls meet), `kill` (2 attempts meet,
+    logged), `hold` (waits for `hold.release`), `cimabue` (answers Cimabue, its reader unsure)."""
+    for name in ("barrier-load", "barrier-kill"):
+        (work / name).mkdir(exist_ok=True)
+    return {
+        "load": write_script(
+            work / "load.json", delay=0.1, barrier=8, barrier_dir=str(work / "barrier-load")
+        ),
+        "kill": write_script(
+            work / "kill.json",
+            barrier=2,
+            barrier_dir=str(work / "barrier-kill"),
+            log=str(work / "killed.log"),
+        ),
+        "hold": write_script(  # every call waits until the file hold.release exists
+            work / "hold.json",
+            log=str(work / "hold.log"),
+            hold_from=1,
+            release=str(work / "hold.release"),
+        ),
+        "cimabue": write_script(
+            work / "cimabue.json",
+            chains=["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Cimabue"],
+            trace="He was influenced by Cimabue [1]. So the final answer is Cimabue.",
+            reader="Answer: Cimabue\nConfidence: 0.0",
+        ),
+    }
+
+
 def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
     """A deployment started with scripts/server.sh in ``work``, stopped afterwards."""
     import psycopg
@@ -64,6 +94,10 @@ def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
         "DATABASE_URL": f"{postgres_server.rpartition('/')[0]}/{name}",
         "SEARCHAIN_INDEX": str(work / "index"),
         "SEARCHAIN_LLM": f"scripted:{write_script(work / 'script.json')}",
+        # The models a caller may choose by name (a caller names no file: docs/server.md).
+        "SEARCHAIN_LLM_CHOICES": json.dumps(
+            {name: f"scripted:{path}" for name, path in choices(work).items()}
+        ),
         "SEARCHAIN_READER": "llm",
         # A killed worker's run is taken up again after its lease: short, for the test.
         "LEASE_DURATION_SECONDS": "8",

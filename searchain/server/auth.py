@@ -4,16 +4,24 @@ Named by ``aegra.json`` (``"auth": {"path": "searchain.server.auth:auth"}``). Th
 ``x-api-key`` (what the langgraph-sdk client and RemoteGraph send for ``api_key=``) or as
 ``Authorization: Bearer``; no key or an unknown one is a 401. The server keeps each thread,
 run and assistant under the user it authenticated, so another user's thread id is a 404.
+
+A caller sends questions and the caller's settings, nothing more: a run, assistant or cron whose
+``context`` (or ``config.configurable``) names a deployment setting (a model, a file, an index, a
+URL: :data:`searchain.context.DEPLOYMENT_FIELDS`) is refused with a 400 naming it, before anything
+is opened or fetched, as is an unknown setting or a value out of its bounds.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import fields
 
 from langgraph_sdk import Auth
 
 from searchain.cache import load_once
+from searchain.context import Context, caller_settings_problem
+from searchain.server.fair_share import admit
 from searchain.server.keys import KEYS_FILE_ENV, KeyRing
 
 auth = Auth()
@@ -39,17 +47,54 @@ def presented_key(headers: Mapping[str | bytes, str | bytes]) -> str:
     return credentials.strip() if scheme.lower() == "bearer" else ""
 
 
-@auth.authenticate
-async def authenticate(headers: Mapping[str | bytes, str | bytes]) -> Auth.types.MinimalUserDict:
-    """The user whose key the request carries; 401 without a known key."""
+def refusal(headers: Mapping[str | bytes, str | bytes]) -> tuple[str | None, str]:
+    """``(user, "")`` for a request carrying a known key, else ``(None, why it is refused)``."""
     ring = key_ring()
     key = presented_key(headers)
     if not key:
-        raise Auth.exceptions.HTTPException(
-            status_code=401, detail="no API key: send it as x-api-key or Authorization: Bearer"
-        )
+        return None, "no API key: send it as x-api-key or Authorization: Bearer"
     user = ring.user(key)
     if user is None:
-        detail = "the server's key file is broken" if ring.error else "unknown API key"
-        raise Auth.exceptions.HTTPException(status_code=401, detail=detail)
+        return None, "the server's key file is broken" if ring.error else "unknown API key"
+    return user, ""
+
+
+@auth.authenticate
+async def authenticate(headers: Mapping[str | bytes, str | bytes]) -> Auth.types.MinimalUserDict:
+    """The user whose key the request carries; 401 without a known key."""
+    user, why = refusal(headers)
+    if user is None:
+        raise Auth.exceptions.HTTPException(status_code=401, detail=why)
     return {"identity": user, "display_name": user, "is_authenticated": True}
+
+
+def requested_settings(value: object) -> dict[str, object]:
+    """The run settings a request carries: its ``context``, and the settings in ``configurable``.
+
+    ``configurable`` also carries LangGraph's own keys (``thread_id``, ...), so only the context's
+    field names are taken from it; the server reads it as the context when ``context`` is empty.
+    """
+    if not isinstance(value, dict):
+        return {}
+    context = value.get("context")
+    config = value.get("config")
+    configurable = config.get("configurable") if isinstance(config, dict) else None
+    settings = dict(context) if isinstance(context, dict) else {}
+    if isinstance(configurable, dict):
+        names = {f.name for f in fields(Context)}
+        settings |= {k: v for k, v in configurable.items() if k in names}
+    return settings
+
+
+@auth.on
+async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
+    """Refuse what a caller may not make the server do; allow everything else.
+
+    A request whose settings are not the caller's to set gets a 400; a run past the user's fair
+    share a 429 (:mod:`searchain.server.fair_share`).
+    """
+    settings = requested_settings(value)
+    if settings and (problem := caller_settings_problem(settings)):
+        raise Auth.exceptions.HTTPException(status_code=400, detail=problem)
+    if (ctx.resource, ctx.action) == ("threads", "create_run") and isinstance(value, dict):
+        await admit(ctx.user.identity, str(value.get("thread_id")))

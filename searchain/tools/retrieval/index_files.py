@@ -7,7 +7,11 @@ one, and a crash at any moment leaves one of the two in place. The only step tha
 rename is the first replacement of a plain directory (an index built before this layout): it is
 recorded in a journal first, and :func:`recover` finishes or undoes it after a crash. Leftovers
 of an interrupted build (a temporary directory, a superseded version) are removed by the next
-build.
+build; the version just replaced is kept one generation more, so a reader that resolved the old
+link a moment before the switch can still open its files. Only this index's own siblings are
+touched (``.wiki.<stamp>``, never ``.wiki.big.<stamp>``). Every file and directory is fsynced
+before the rename that publishes it, so a power loss cannot leave a published index with empty
+files.
 
 Every file's size and SHA-256 are recorded in the manifest when the index is written. Opening an
 index checks every size and the checksums of the small files (cheap); :func:`verify` checks all.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -25,6 +30,8 @@ from typing import Any
 
 SMALL_FILE = 1 << 20
 """Files up to this size are checksummed every time an index is opened."""
+OWN_SIBLING = re.compile(r"(?P<stamp>\d+)(?P<kind>\.tmp|\.link)?|legacy")
+"""What follows ``.{name}.`` in the name of one of this index's own siblings."""
 
 
 class IndexFilesError(ValueError):
@@ -81,25 +88,44 @@ def check_files(root: Path, files: dict[str, list[Any]], *, full: bool) -> None:
 
 
 def publish(version: Path, path: Path) -> None:
-    """Make the complete index in ``version`` the one at ``path``, atomically; drop the old one.
+    """Make the complete index in ``version`` the one at ``path``, atomically.
 
     ``version`` is renamed to its final name first, so a directory without ``.tmp`` is always a
-    complete index.
+    complete index; its files and directories reach the disk before either rename.
     """
+    sync_tree(version)
     final = version.with_name(version.name.removesuffix(".tmp"))
     version.rename(final)
     link = _sibling(path, f"{time.time_ns()}.link")
     link.symlink_to(final.name)
+    sync_path(path.parent)
     if path.is_symlink() or not path.exists():
         os.replace(link, path)  # the atomic switch
     else:
         # A plain directory (the layout before 0.2) cannot be swapped in one rename: journal it.
         legacy = _sibling(path, "legacy")
         _journal(path).write_text(json.dumps({"legacy": legacy.name, "new": final.name}))
+        sync_path(path.parent)
         path.rename(legacy)
         os.replace(link, path)
         _journal(path).unlink()
+    sync_path(path.parent)
     _sweep(path)
+
+
+def sync_tree(root: Path) -> None:
+    """Flush every file under ``root`` to disk, then every directory, deepest first."""
+    for item in sorted([root, *root.rglob("*")], key=lambda i: (i.is_dir(), -len(i.parts))):
+        sync_path(item)
+
+
+def sync_path(path: Path) -> None:
+    """Flush a file or a directory (the names created or renamed in it) to disk."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def recover(path: Path) -> None:
@@ -124,15 +150,30 @@ def recover(path: Path) -> None:
 
 
 def _sweep(path: Path) -> None:
-    """Remove temporary versions and links, and the versions ``path`` does not point to."""
+    """Remove this index's temporary versions and links, and versions older than the last two.
+
+    The current version and the one it replaced stay: a reader that resolved the link just
+    before the switch opens the replaced one's files a moment later.
+    """
     current = path.resolve() if path.is_symlink() else None
     prefix = f".{path.name}."
     siblings = path.parent.iterdir() if path.parent.is_dir() else iter(())
-    for leftover in [s for s in siblings if s.name.startswith(prefix)]:
-        tag = leftover.name.removeprefix(prefix)
-        stale = tag.endswith((".tmp", ".link")) or tag == "legacy"
-        superseded = tag.isdigit() and current is not None and leftover.resolve() != current
-        if stale or superseded:
+    own = {
+        leftover: match
+        for leftover in siblings
+        if leftover.name.startswith(prefix)
+        and (match := OWN_SIBLING.fullmatch(leftover.name.removeprefix(prefix)))
+    }
+    versions = sorted(
+        (int(match["stamp"]), leftover)
+        for leftover, match in own.items()
+        if match["stamp"] and not match["kind"]
+    )
+    kept = {leftover for _, leftover in versions if leftover.resolve() == current}
+    older = [leftover for _, leftover in versions if current is not None and leftover not in kept]
+    kept |= set(older[-1:])  # the generation just replaced
+    for leftover, match in own.items():
+        if match["kind"] or match[0] == "legacy" or (current is not None and leftover not in kept):
             if leftover.is_symlink() or leftover.is_file():
                 leftover.unlink()
             else:

@@ -43,6 +43,9 @@ def test_keys_and_digests_name_their_users(tmp_path):
         ('[keys]\nalice = "sha256:abc"\n', "is not sha256: and 64 hex digits"),
         (f'[keys]\n"a b" = "{ALICE}"\n', "user 'a b' must be"),
         (f'[keys]\nalice = "{ALICE}"\neve = "{digest(ALICE)}"\n', "have the same key"),
+        # Issue 30, case 3: `system` owns the shared assistants (and could update or delete them)
+        (f'[keys]\nsystem = "{ALICE}"\n', "'system' is an identity the server uses for itself"),
+        (f'[keys]\nAnonymous = "{ALICE}"\n', "'Anonymous' is an identity the server uses"),
     ],
 )
 def test_a_bad_key_file_is_refused_in_one_line(tmp_path, text, fragment):
@@ -65,6 +68,21 @@ def test_the_ring_follows_the_file_and_refuses_everyone_while_it_is_broken(tmp_p
     assert ring.user(ALICE) is None and "not valid TOML" in ring.error
     path.unlink()
     assert ring.user(ALICE) is None and "cannot read" in ring.error
+
+
+def test_a_rotation_that_keeps_size_and_time_is_seen(tmp_path):
+    """Issue 30, case 5: a change was detected by (mtime, size); a same-size rotation within one
+    timestamp tick kept the revoked key working."""
+    path = keys_file(tmp_path, f'[keys]\nalice = "{ALICE}"\n')
+    ring = KeyRing(path)
+    assert ring.user(ALICE) == "alice"
+    stamp = path.stat()
+    rotated = "sk-alice-fedcba9876543210"
+    assert len(rotated) == len(ALICE)
+    path.write_text(f'[keys]\nalice = "{rotated}"\n')
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # the same tick
+    assert path.stat().st_size == stamp.st_size
+    assert ring.user(ALICE) is None and ring.user(rotated) == "alice"
 
 
 def test_the_environment_names_the_file(tmp_path, monkeypatch):

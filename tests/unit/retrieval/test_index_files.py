@@ -1,0 +1,100 @@
+"""The index's atomic replacement: its own siblings only, one generation kept, fsynced first."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from searchain.tools.retrieval import index_files
+from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.corpus import read_corpus
+from tests.unit.retrieval.test_bm25 import CORPUS, write_corpus
+
+
+def build(tmp_path: Path, name: str, rows: list = CORPUS) -> BM25Index:
+    corpus = write_corpus(tmp_path / f"{name}.jsonl", rows)
+    return BM25Index.build(read_corpus(corpus), tmp_path / name, overwrite=True)
+
+
+def test_publishing_an_index_leaves_a_siblings_build_alone(tmp_path):
+    """Issue 30, case 7: publishing `wiki` swept `.wiki.big.<stamp>.tmp`, the in-progress build of
+    the index `wiki.big` (the sweep's prefix `.wiki.` matched it)."""
+    in_progress = index_files.new_version(tmp_path / "wiki.big")
+    (in_progress / "half-written").write_bytes(b"x" * 100)
+    build(tmp_path, "wiki")
+    build(tmp_path, "wiki")  # a replacement sweeps too
+    assert (in_progress / "half-written").read_bytes() == b"x" * 100
+
+
+def test_the_replaced_version_is_kept_one_generation(tmp_path):
+    """A reader that resolved the old link just before the switch can still open its files."""
+    first = build(tmp_path, "wiki").path
+    second = build(tmp_path, "wiki").path
+    assert first.is_dir() and second.is_dir()  # the replaced one stays, for late readers
+    assert len(BM25Index.load(first)) == len(CORPUS)
+    third = build(tmp_path, "wiki").path
+    assert not first.exists() and second.is_dir() and third.is_dir()
+    versions = [p for p in tmp_path.iterdir() if p.name.startswith(".wiki.")]
+    assert sorted(versions) == sorted([second, third])
+
+
+def test_files_and_directories_reach_the_disk_before_the_rename(tmp_path, monkeypatch):
+    """Without fsync, a power loss after the rename can leave a published index of empty files."""
+    events: list[tuple[str, str]] = []
+    fsync, replace = os.fsync, os.replace
+
+    def counted_fsync(descriptor: int) -> None:
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{descriptor}")))
+        fsync(descriptor)
+
+    def counted_replace(source, target) -> None:
+        events.append(("replace", str(target)))
+        replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", counted_fsync)
+    monkeypatch.setattr(os, "replace", counted_replace)
+    index = build(tmp_path, "wiki")
+    switch = events.index(("replace", str(tmp_path / "wiki")))
+    synced = {path for kind, path in events[:switch] if kind == "fsync"}
+    files = list(index.path.rglob("*"))
+    assert len(files) >= 4
+    # Every file of the version, read by its name before the rename to its final name.
+    names_synced = {Path(s).relative_to(tmp_path).parts[1:] for s in synced if Path(s) != tmp_path}
+    for file in files:
+        assert file.relative_to(index.path).parts in names_synced, file
+    assert () in names_synced  # the version's directory itself
+    assert str(tmp_path) in synced  # the directory holding the new version's name
+    assert ("fsync", str(tmp_path)) in events[switch:]  # and the switched link
+
+
+def test_republishing_while_readers_load_and_search_never_fails_them(tmp_path):
+    """200 republishes while 4 threads open the index and search it in a loop: 0 failures."""
+    build(tmp_path, "wiki")
+    stop = threading.Event()
+    failures: list[BaseException] = []
+    searches = [0] * 4
+
+    def reader(slot: int) -> None:
+        while not stop.is_set():
+            try:
+                index = BM25Index.load(tmp_path / "wiki")
+                (hit,) = index.search("Kevin Drew born", k=1)
+                assert hit.id == "p2"
+                searches[slot] += 1
+            except BaseException as exc:  # every failure is the finding
+                failures.append(exc)
+                return
+
+    threads = [threading.Thread(target=reader, args=(slot,)) for slot in range(4)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(200):
+            build(tmp_path, "wiki")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+    assert all(searches)  # every reader really read

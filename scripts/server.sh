@@ -15,6 +15,7 @@
 #   SERVER_PORT              port on 127.0.0.1 (default: a free one)
 #   SERVER_PYTHON            Python >= 3.12 for the server's environment (Aegra needs it)
 #   SERVER_VENV              that environment (default .venv-server, kept between starts)
+#   AEGRA_CONFIG             Aegra's configuration (default aegra.json: the graphs, keys, MCP)
 #   SEARCHAIN_*              the graphs' default settings (index, llm, reader, ...)
 # State (pids, logs, url) in $SERVER_BASE/current; the server's log is $SERVER_BASE/current/log.
 set -euo pipefail
@@ -104,7 +105,7 @@ start() {
   rm -rf "$STATE"; mkdir -p "$STATE"
   local db; db="$(database)"
   local port="${SERVER_PORT:-$(free_port)}"
-  export DATABASE_URL="$db" AEGRA_CONFIG="$ROOT/aegra.json" RUN_MIGRATIONS_ON_STARTUP=false \
+  export DATABASE_URL="$db" AEGRA_CONFIG="${AEGRA_CONFIG:-$ROOT/aegra.json}" RUN_MIGRATIONS_ON_STARTUP=false \
     LANGGRAPH_STRICT_MSGPACK=true LOG_LEVEL="${LOG_LEVEL:-INFO}" PORT="$port"
   # Callers set only their own settings (docs/server.md); MCP's runs go to this address.
   export SEARCHAIN_SHARED_SERVER=1 SEARCHAIN_SERVER_INTERNAL_URL="http://127.0.0.1:$port"
@@ -142,7 +143,11 @@ start() {
   # Fail closed: a server that answers a keyless request is never reported ready.
   local path code
   for path in /assistants/search /docs /openapi.json /info; do
-    code="$(curl -s -o /dev/null -w '%{http_code}' -X GET "$url$path")"
+    if [ "$path" = /assistants/search ]; then  # a route of the API itself (POST, a JSON body)
+      code="$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' -d '{}' "$url$path")"
+    else
+      code="$(curl -s -o /dev/null -w '%{http_code}' "$url$path")"
+    fi
     if [ "$code" != 401 ]; then
       tail -n 20 "$STATE/log" >&2
       stop

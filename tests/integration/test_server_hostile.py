@@ -270,6 +270,33 @@ def test_a_key_file_user_named_as_the_server_is_refused_at_start(deployment, tmp
     env = {**deployment.env, "SERVER_BASE": str(tmp_path / "base")}
     env["SEARCHAIN_API_KEYS_FILE"] = str(keys)
     done = subprocess.run([SERVER, "start"], env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode == 0:  # it should not have started: leave no server behind
+        subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=120)
     assert done.returncode == 1 and done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert f"{user!r} is an identity the server uses for itself" in line
+
+
+def test_a_server_whose_authentication_did_not_load_is_never_reported_ready(deployment, tmp_path):
+    """Issue 30, case 4: Aegra falls back to anonymous access when its auth module is missing;
+    `server.sh start` decided the server was ready from /health alone."""
+    import json
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    config = json.loads((ROOT / "aegra.json").read_text())
+    config.pop("auth")
+    config.pop("http")  # and the app whose gate would still refuse keyless requests
+    for graph in config["graphs"].values():
+        graph["path"] = str(ROOT / graph["path"])
+    (tmp_path / "aegra.json").write_text(json.dumps(config))
+    env = {**deployment.env, "SERVER_BASE": str(tmp_path / "base")}
+    env["AEGRA_CONFIG"] = str(tmp_path / "aegra.json")
+    done = subprocess.run([SERVER, "start"], env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode == 0:  # it should not have started: leave no server behind
+        subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == "", done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "answered /assistants/search without a key (200, not 401)" in last, done.stderr
+    assert not (tmp_path / "base" / "current").exists()  # stopped, nothing left running

@@ -37,15 +37,31 @@ COMPOSED_NOTE = (
     "the model wrote: {model}"
 )
 PATH_ANSWER_NOTE = "The model stated no final answer: the answer shown is the last step's."
+NO_CHAIN_NOTE = (
+    "{when} the model wrote no chain of sub-questions that searchain could read, so {what}. "
+    "Small models often cannot follow the Chain-of-Query format: try a larger one "
+    "(--llm openai:gpt-4o-mini, or a bigger GGUF with --llm gguf:PATH)."
+)
 
 
 def provenance_notes(result: dict[str, Any]) -> list[str]:
-    """One line for each piece of the output searchain wrote rather than the model.
+    """One line for each piece of the output searchain wrote rather than the model, and why.
 
-    A composed final content (the model's reply cited nothing, so searchain wrote one sentence
-    per step), and an answer taken from the last step because the model stated none.
+    A chain the model never wrote (``no_chain``: said in words a person understands, with what to
+    try), a composed final content (the model's reply cited nothing, so searchain wrote one
+    sentence per step), and an answer taken from the last step because the model stated none.
     """
     notes = []
+    if result.get("stop_reason") == "no_chain":
+        first = not result.get("nodes")
+        notes.append(
+            NO_CHAIN_NOTE.format(
+                when="Asked to plan," if first else f"In round {result.get('rounds', 0)},",
+                what="nothing was retrieved or checked: what follows is the model's word alone"
+                if first
+                else "reasoning stopped with the steps before it",
+            )
+        )
     if result.get("content_source") == "composed":
         notes.append(COMPOSED_NOTE.format(model=repr(result.get("model_content", ""))))
     if result.get("answer_source") == "path":

@@ -156,3 +156,20 @@ def test_a_model_off_the_point_scores_nothing_and_states_nothing():
         "f1": 0.0,
     }
     assert line["citations"]["stated"] == 0 and line["citations"]["cited"] == 0
+
+
+def test_a_model_that_writes_no_chain_is_told_in_words_with_what_to_try():
+    """Issue 31: `no_chain` alone told a person nothing; the tool text, the CLI, MCP's notes and
+    the page now say what happened and what to try."""
+    llm = ScriptedReplies(replies=["I think it is Brendan Canning.", "Brendan Canning."])
+    out, _ = run(llm, retriever(), reader(), question=QUESTION)
+    assert out["stop_reason"] == "no_chain" and not out["nodes"]
+    text = format_answer(out)
+    assert "Asked to plan, the model wrote no chain of sub-questions" in text
+    assert "nothing was retrieved or checked" in text and "--llm openai:gpt-4o-mini" in text
+    later = ScriptedReplies(replies=[CHAIN, "Nonsense.", "Canning [1]."])
+    other = TableRetriever({Q1: Passage("c", "Brendan Canning", "Canning was born in 1970.")})
+    out, _ = run(later, other, TableReader({"c": ("1970", 3.0)}), question=QUESTION)
+    assert out["stop_reason"] == "no_chain" and out["rounds"] == 2  # corrected, then no chain
+    assert "In round 2, the model wrote no chain" in format_answer(out)
+    assert "reasoning stopped with the steps before it" in format_answer(out)

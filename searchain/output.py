@@ -57,7 +57,7 @@ def provenance_notes(result: dict[str, Any]) -> list[str]:
         notes.append(
             NO_CHAIN_NOTE.format(
                 when="Asked to plan," if first else f"In round {result.get('rounds', 0)},",
-                what="nothing was retrieved or checked: what follows is the model's word alone"
+                what="nothing was retrieved or checked: the content is the model's own, unchecked"
                 if first
                 else "reasoning stopped with the steps before it",
             )

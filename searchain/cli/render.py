@@ -83,8 +83,9 @@ def show_result(result: dict[str, Any]) -> None:
 
 def show_tree(result: dict[str, Any]) -> None:
     """The Tree-of-Reasoning: every node, its answer, knowledge source, confidence, verdict."""
+    rounds = result.get("rounds", 0)
     tree = Tree(
-        f"[bold]Tree-of-Reasoning[/bold] ({result.get('rounds', 0)} rounds, "
+        f"[bold]Tree-of-Reasoning[/bold] ({rounds} round{'s' * (rounds != 1)}, "
         f"{result.get('stop_reason', '')})"
     )
     branches: dict[int | None, Tree] = {None: tree}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -129,10 +130,14 @@ def read_results(
 
 def drop_partial_line(path: Path) -> None:
     """Cut a last line a kill left unfinished (no newline), so appending starts a fresh line."""
-    data = path.read_bytes() if path.exists() else b""
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("r+b") as handle:
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) == b"\n":
+            return  # whole lines: the usual case reads one byte, not the file
+        data = path.read_bytes()
+        handle.truncate(data.rfind(b"\n") + 1)
 
 
 def done_ids(out: Path, spec: EvalSpec) -> set[str]:

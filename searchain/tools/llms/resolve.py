@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -31,7 +32,12 @@ server may choose."""
 
 def llm_choices() -> dict[str, str]:
     """The deployment's named models (``$SEARCHAIN_LLM_CHOICES``); ValueError if malformed."""
-    raw = os.environ.get(LLM_CHOICES_ENV, "").strip()
+    return _parse_choices(os.environ.get(LLM_CHOICES_ENV, "").strip())
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_choices(raw: str) -> dict[str, str]:
+    """``$SEARCHAIN_LLM_CHOICES`` parsed, once per value (it is read on every model lookup)."""
     if not raw:
         return {}
     try:

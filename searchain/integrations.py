@@ -15,7 +15,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from searchain.output import provenance_notes, unstated_notes
+from searchain.provenance import provenance_notes, unstated_notes
 from searchain.text import clean_text
 
 TOOL_DESCRIPTION = (

@@ -2,71 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, fields
 from typing import Any
 
 from searchain.state import Reference, TreeNode
 from searchain.types import Passage
-
-UNSTATED = "†"
-"""The mark after a citation whose passage does not state the step citing it."""
-
-
-def unstated_notes(result: dict[str, Any]) -> tuple[str, list[str]]:
-    """The final content with each unstated citation marked ``[n]†``, and one note per mark.
-
-    A note reads "† passage [1] does not state: Leonardo da Vinci" (the cited step's answer):
-    the reader sees at the citation itself that it does not back the sentence.
-    """
-    content = result.get("final_content", "")
-    nodes = {node.id: node for node in result.get("nodes", [])}
-    notes = []
-    for ref in result.get("references", []):
-        if ref.support != "unstated":
-            continue
-        content = re.sub(rf"\[{ref.n}\](?!{UNSTATED})", f"[{ref.n}]{UNSTATED}", content)
-        node = nodes.get(ref.node)
-        answer = node.answer if node is not None else ""
-        notes.append(f"{UNSTATED} passage [{ref.n}] does not state: {answer}")
-    return content, notes
-
-
-COMPOSED_NOTE = (
-    "Composed by searchain from the reasoning steps (the model's final content cited nothing); "
-    "the model wrote: {model}"
-)
-PATH_ANSWER_NOTE = "The model stated no final answer: the answer shown is the last step's."
-NO_CHAIN_NOTE = (
-    "{when} the model wrote no chain of sub-questions that searchain could read, so {what}. "
-    "Small models often cannot follow the Chain-of-Query format: try a larger one "
-    "(--llm openai:gpt-4o-mini, or a bigger GGUF with --llm gguf:PATH)."
-)
-
-
-def provenance_notes(result: dict[str, Any]) -> list[str]:
-    """One line for each piece of the output searchain wrote rather than the model, and why.
-
-    A chain the model never wrote (``no_chain``: said in words a person understands, with what to
-    try), a composed final content (the model's reply cited nothing, so searchain wrote one
-    sentence per step), and an answer taken from the last step because the model stated none.
-    """
-    notes = []
-    if result.get("stop_reason") == "no_chain":
-        first = not result.get("nodes")
-        notes.append(
-            NO_CHAIN_NOTE.format(
-                when="Asked to plan," if first else f"In round {result.get('rounds', 0)},",
-                what="nothing was retrieved or checked: the content is the model's own, unchecked"
-                if first
-                else "reasoning stopped with the steps before it",
-            )
-        )
-    if result.get("content_source") == "composed":
-        notes.append(COMPOSED_NOTE.format(model=repr(result.get("model_content", ""))))
-    if result.get("answer_source") == "path":
-        notes.append(PATH_ANSWER_NOTE)
-    return notes
 
 
 def result_to_json(result: dict[str, Any]) -> dict[str, Any]:

@@ -10,15 +10,13 @@ from it rather than stored twice.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
-from langgraph.channels.delta import DeltaChannel
 from langgraph.channels.ephemeral_value import EphemeralValue
-from langgraph.graph.message import add_messages
 
+from searchain.channels import added_messages, continued, delta, replaced
 from searchain.support import Support
 from searchain.types import Passage, Verifier
 
@@ -55,28 +53,6 @@ StopReason = Literal["", "chain_passed", "max_rounds", "no_chain"]
 STATE_VERSION = 1
 """Bumped when the state's shape changes incompatibly; checkpoints of another version are
 refused (a new field with a default, such as ``settings``, loads from older checkpoints)."""
-
-
-def replaced(_: Any, writes: Sequence[Any]) -> Any:
-    """Reducer of a value each write replaces whole (the last write of a batch wins)."""
-    return writes[-1]
-
-
-def added_messages(messages: list[AnyMessage], writes: Sequence[Any]) -> list[AnyMessage]:
-    """``add_messages`` over a batch of writes, in order."""
-    for write in writes:
-        messages = add_messages(messages, write)
-    return messages
-
-
-def delta(reducer: Any) -> DeltaChannel:
-    """A channel checkpointed as the steps' writes, not rewritten whole at every step.
-
-    The tree and the LLM conversation are the bulk of the state but change in few steps; kept
-    as deltas, a step's checkpoint holds only what that step wrote (LangGraph replays the writes
-    to rebuild them, and snapshots them every 100 writes).
-    """
-    return DeltaChannel(reducer)
 
 
 @dataclass
@@ -194,12 +170,31 @@ class Edit:
 
 @dataclass(kw_only=True)
 class InputState:
-    """What a caller provides."""
+    """What a caller provides: a question, or (a chat front-end) the conversation ending in one."""
 
     question: str = ""
     """The complex question (or claim, for fact checking) to answer."""
     task: str | None = None
     """Prompt family: qa, yesno, factcheck, slot, longform, no_ir; ``None`` uses the context's."""
+    messages: Annotated[list[AnyMessage], delta(added_messages)] = field(default_factory=list)
+    """The person's conversation, as chat front-ends read and write it: each question as a human
+    message, each answer (with its citations and references, in Markdown) as an AI message,
+    which shows the run's progress while it runs. A new human message at the end is the
+    question of a run given no ``question``; earlier ones are the conversation so far."""
+
+
+@dataclass(kw_only=True)
+class ChatState:
+    """What a run keeps to talk with a person through ``messages``."""
+
+    asked_id: str = ""
+    """The id of the human message the last run took as its question: a later run whose last
+    human message has another id was asked by ``messages``, not ``question``."""
+    reply_id: str = ""
+    """The id of the AI message that answers the current question: its progress while the run
+    goes on, the answer once it ends (the same message, replaced)."""
+    progress: list[str] = field(default_factory=list)
+    """What the current question's run has done so far, one line a step, shown in the reply."""
 
 
 @dataclass(kw_only=True)
@@ -246,13 +241,19 @@ class OutputState(InputState):
 
 
 @dataclass(kw_only=True)
-class State(OutputState, SearchainInput, ThreadSettings):
+class State(OutputState, SearchainInput, ThreadSettings, ChatState):
     """The full working state of one SearChain run."""
 
     question_asked: str = ""
     """The question the current nodes answer (``question`` is overwritten by the next input)."""
-    messages: Annotated[list[AnyMessage], delta(added_messages)] = field(default_factory=list)
-    """The conversation with the LLM: the prompt, its chains and the feedback between them."""
+    llm_messages: Annotated[list[dict[str, str]], delta(continued)] = field(default_factory=list)
+    """The conversation with the LLM: the prompt, its chains and the feedback between them, as
+    ``{"by": "searchain" | "llm", "text"}`` turns: not messages, which LangGraph would stream
+    to a chat front-end as if they were the person's."""
+    messages_version: int = 0
+    """1 once ``messages`` is the person's conversation. Threads checkpointed before (0, with a
+    question asked) kept the LLM's conversation there; they are migrated on read (see
+    :mod:`searchain.conversation`)."""
     cursor: int = 0
     """Position in the current branch's ``nodes`` that traversal has reached."""
 
@@ -296,7 +297,7 @@ class ReasoningOutput(InputState):
 
 
 @dataclass(kw_only=True)
-class ReasoningState(ReasoningOutput, ThreadSettings):
+class ReasoningState(ReasoningOutput, ThreadSettings, ChatState):
     """The working state of IRCoT and the Table-1 baselines: question, paragraphs, reasoning."""
 
     done: bool = False
@@ -333,6 +334,23 @@ def untraced() -> dict[str, Any]:
         "model_content": "",
         "references": [],
         "unresolved_citations": [],
+    }
+
+
+def unreasoned() -> dict[str, Any]:
+    """What an IRCoT or baseline run works out, cleared: a new question of the thread."""
+    return {
+        "answer": "",
+        "generation": "",
+        "cot": [],
+        "paragraphs": [],
+        "steps": 0,
+        "queries": [],
+        "format_failures": [],
+        "done": False,
+        "votes": 0,
+        "frontier": [],
+        "pools": [],
     }
 
 

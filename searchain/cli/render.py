@@ -8,7 +8,8 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from searchain.cli.common import err, out
-from searchain.output import UNSTATED, provenance_notes, unstated_notes
+from searchain.conversation import pending_correction
+from searchain.provenance import UNSTATED, provenance_notes, unstated_notes
 
 VERDICTS = {
     "stated": " [green]· states its step[/green]",
@@ -106,12 +107,13 @@ def show_tree(result: dict[str, Any]) -> None:
 
 def show_pending(pending: dict[str, Any], thread: str) -> None:
     """A correction waiting for a person: the step, both answers, the passage, what to do."""
-    passage = pending.get("passage") or {}
+    request = pending_correction(pending)
+    confidence = request.get("confidence")
+    sure = f" (confidence {confidence:.2f})" if isinstance(confidence, float) else ""
     out.print(
-        f"[yellow]Correction waiting for approval[/yellow] on {escape(pending['query'])}\n"
-        f"  LLM: {escape(repr(pending['llm_answer']))} → reader: "
-        f"{escape(repr(pending['reader_answer']))} (confidence {pending['confidence']:.2f})\n"
-        f"  passage {escape(passage.get('title', ''))} ({escape(passage.get('id', ''))}):\n"
-        f"    {escape(passage.get('text', ''))}\n"
+        f"[yellow]Correction waiting for approval[/yellow] on {escape(request['query'])}\n"
+        f"  LLM: {escape(repr(request['model_answer']))} → reader: "
+        f"{escape(repr(request['answer']))}{sure}\n"
+        f"  passage {escape(request.get('passage', ''))}\n"
         f"Approve or reject it: `searchain resume {thread} --approve` or `--reject`",
     )

@@ -8,6 +8,7 @@ import typer
 
 from searchain.cli.common import DEFAULT_DB, DbOption, HtmlOption
 from searchain.cli.session import open_thread, preload, run, unfinished
+from searchain.conversation import pending_correction
 
 
 def resume(
@@ -34,10 +35,10 @@ def resume(
             if approve and reject:
                 raise ValueError("pass one of --approve and --reject, not both")
             if not approve and not reject:
-                pending = state.interrupts[0].value
+                pending = pending_correction(state.interrupts[0].value)
                 raise ValueError(
                     f"a correction is waiting on {pending['query']!r} (LLM "
-                    f"{pending['llm_answer']!r} → reader {pending['reader_answer']!r}): see it "
+                    f"{pending['model_answer']!r} → reader {pending['answer']!r}): see it "
                     f"and its passage with `searchain show {thread}`, then pass --approve or "
                     "--reject"
                 )

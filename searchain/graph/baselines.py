@@ -30,25 +30,33 @@ from searchain.nodes.baselines.self_ask import route_self_ask, self_ask_step
 from searchain.nodes.baselines.toolformer import route_toolformer, toolformer_step
 from searchain.nodes.baselines.tot import route_tot, tot_step
 from searchain.nodes.baselines.verify_and_edit import route_consistency, verify_and_edit
+from searchain.nodes.chat.receive import receive
+from searchain.nodes.chat.reply import reply
 from searchain.state import InputState, ReasoningOutput, ReasoningState
 
-STEP_BOUND = 50 + 3
-"""Loops are bounded by ``ircot_max_steps`` (≤ 50) plus the forced final step."""
+STEP_BOUND = 50 + 3 + 2
+"""Loops are bounded by ``ircot_max_steps`` (≤ 50) plus the forced final step; + receive, reply."""
 
 
 def _builder() -> StateGraph:
-    return StateGraph(
+    """A graph that receives the question and replies to it; its method goes between."""
+    builder = StateGraph(
         ReasoningState,
         context_schema=Context,
         input_schema=InputState,
         output_schema=ReasoningOutput,
     )
+    builder.add_node("receive", receive)
+    builder.add_node("reply", reply)
+    builder.add_edge(START, "receive")
+    builder.add_edge("reply", END)
+    return builder
 
 
 def _loop(name: str, node: Callable[..., Any], route: Callable[..., Any]) -> StateGraph:
     builder = _builder()
     builder.add_node(name, node)
-    builder.add_edge(START, name)
+    builder.add_edge("receive", name)
     builder.add_conditional_edges(name, route)
     return builder
 
@@ -56,8 +64,8 @@ def _loop(name: str, node: Callable[..., Any], route: Callable[..., Any]) -> Sta
 def _single(name: str, node: Callable[..., Any]) -> StateGraph:
     builder = _builder()
     builder.add_node(name, node)
-    builder.add_edge(START, name)
-    builder.add_edge(name, END)
+    builder.add_edge("receive", name)
+    builder.add_edge(name, "reply")
     return builder
 
 
@@ -66,13 +74,13 @@ def _then(
     route: Callable[..., Any],
     then: tuple[str, Callable[..., Any]],
 ) -> StateGraph:
-    """``first``, routed by ``route`` (to itself, to the end, or on to ``then``); ``then`` ends."""
+    """``first``, routed by ``route`` (to itself, to the reply, or on to ``then``); then reply."""
     builder = _builder()
     builder.add_node(*first)
     builder.add_node(*then)
-    builder.add_edge(START, first[0])
+    builder.add_edge("receive", first[0])
     builder.add_conditional_edges(first[0], route)
-    builder.add_edge(then[0], END)
+    builder.add_edge(then[0], "reply")
     return builder
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from searchain.files import write_atomic
-from searchain.output import provenance_notes
+from searchain.provenance import provenance_notes
 
 SOURCE_LABELS = {
     "llm": "LLM",

@@ -28,7 +28,8 @@ from starlette.types import Receive, Scope, Send
 
 from searchain.cache import load_once
 from searchain.integrations import TOOL_DESCRIPTION, format_answer
-from searchain.output import provenance_notes, result_from_json, unstated_notes
+from searchain.output import result_from_json
+from searchain.provenance import provenance_notes, unstated_notes
 from searchain.server.gate import KeyGate
 from searchain.server.keys import KEYS_FILE_ENV
 

@@ -27,12 +27,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.redact",
             "searchain.events",
             "searchain.files",
+            "searchain.provenance",
         ),
     ),
     ("verdicts on the leaves' text", ("searchain.support",)),
     ("prompts", ("searchain.prompts",)),
     ("tools", ("searchain.tools",)),
-    ("context and state", ("searchain.context", "searchain.state")),
+    (
+        "context and state",
+        ("searchain.context", "searchain.channels", "searchain.state", "searchain.conversation"),
+    ),
     ("nodes", ("searchain.nodes",)),
     ("graph", ("searchain.graph",)),
     (

@@ -6,7 +6,6 @@ import re
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
@@ -111,20 +110,20 @@ def _lookup(state: ReasoningState, keyword: str) -> str:
     return f"(Result {earlier + 1} / {len(hits)}) {hits[earlier]}"
 
 
-def route_react(state: ReasoningState) -> Literal["react_step", "__end__"]:
+def route_react(state: ReasoningState) -> Literal["react_step", "reply"]:
     """Act again until Finish (the step bound forces it)."""
-    return END if state.done else "react_step"
+    return "reply" if state.done else "react_step"
 
 
 def route_react_or_back_off(
     state: ReasoningState, runtime: Runtime[Context]
-) -> Literal["react_step", "cot_sc_sample", "__end__"]:
+) -> Literal["react_step", "cot_sc_sample", "reply"]:
     """ReAct → CoT-SC (Yao et al.): act again until Finish, else hand over to CoT-SC.
 
     At the step bound without a Finish, CoT-SC answers instead of a forced ReAct answer.
     """
     if state.done:
-        return END
+        return "reply"
     if state.steps >= context_of(runtime, state.settings).ircot_max_steps:
         return "cot_sc_sample"
     return "react_step"

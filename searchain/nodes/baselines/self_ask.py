@@ -6,7 +6,6 @@ import re
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
@@ -81,6 +80,6 @@ def self_ask_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str,
     }
 
 
-def route_self_ask(state: ReasoningState) -> Literal["self_ask_step", "__end__"]:
+def route_self_ask(state: ReasoningState) -> Literal["self_ask_step", "reply"]:
     """Ask again until the final answer is written (the step bound forces it)."""
-    return END if state.done else "self_ask_step"
+    return "reply" if state.done else "self_ask_step"

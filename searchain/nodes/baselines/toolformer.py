@@ -13,7 +13,6 @@ import re
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
@@ -94,6 +93,6 @@ def own_words(pieces: list[str]) -> str:
     return " ".join(RESULT.sub("", "".join(pieces)).split())
 
 
-def route_toolformer(state: ReasoningState) -> Literal["toolformer_step", "__end__"]:
+def route_toolformer(state: ReasoningState) -> Literal["toolformer_step", "reply"]:
     """Generate again after a search; stop once the answer is written."""
-    return END if state.done else "toolformer_step"
+    return "reply" if state.done else "toolformer_step"

@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
@@ -137,6 +136,6 @@ def _finish(
     }
 
 
-def route_tot(state: ReasoningState) -> Literal["tot_step", "__end__"]:
+def route_tot(state: ReasoningState) -> Literal["tot_step", "reply"]:
     """Search on until a chain states the answer or the step bound is reached."""
-    return END if state.done else "tot_step"
+    return "reply" if state.done else "tot_step"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of
@@ -24,10 +23,10 @@ MAX_EDITS = 4
 
 def route_consistency(
     state: ReasoningState, runtime: Runtime[Context]
-) -> Literal["verify_and_edit", "__end__"]:
+) -> Literal["verify_and_edit", "reply"]:
     """Edit only when the vote is unsure: at most half of the samples agree (the paper's rule)."""
     samples = context_of(runtime, state.settings).sc_samples
-    return END if state.votes * 2 > samples else "verify_and_edit"
+    return "reply" if state.votes * 2 > samples else "verify_and_edit"
 
 
 def verify_and_edit(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, context_verifier
+from searchain.conversation import progress, prompt_turn
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept, verdict
@@ -39,8 +39,13 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         emit(runtime, event, node=node.id)
         unread = ["no_reader_answer"] if template == "complete_no_answer" else []
         return {
-            "messages": [HumanMessage(feedback)],
+            "llm_messages": [prompt_turn(feedback)],
             "format_failures": state.format_failures + unread,
+            **progress(
+                state,
+                f"{node.query} — the model did not know, and the search found no answer: the "
+                "model is asked to answer it itself",
+            ),
         }
     feedback = render(
         feedback_template("complete"),
@@ -52,7 +57,13 @@ def complete(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     long_form = ctx.task_prompt(state.task).long_form
     support = verdict(node, answer, context_verifier(ctx), long_form=long_form, alpha=ctx.alpha)
     emit(runtime, "node_completed", node=node.id, ir=answer)
+    step = len(state.path) + 1
     return {
-        "nodes": state.with_node(accept(node, "completed", answer, len(state.path) + 1, support)),
-        "messages": [HumanMessage(feedback)],
+        "nodes": state.with_node(accept(node, "completed", answer, step, support)),
+        "llm_messages": [prompt_turn(feedback)],
+        **progress(
+            state,
+            f"Step {step} · {node.query} — the model did not know; *{node.passage.title}* says "
+            f"**{answer}**: completed, the model re-plans",
+        ),
     }

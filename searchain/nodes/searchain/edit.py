@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
-from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, context_verifier
+from searchain.conversation import new_reply_id, progress, prompt_turn
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import Edit, State, TreeNode, accept, untraced, verdict
@@ -41,9 +41,9 @@ def check_edit(nodes: Sequence[TreeNode], edit: Edit) -> TreeNode:
     return node
 
 
-def route_start(state: State) -> Literal["edit", "generate_coq"]:
-    """A run given an edit applies it; any other run plans a question."""
-    return "edit" if state.edit is not None else "generate_coq"
+def route_start(state: State) -> Literal["edit", "receive"]:
+    """A run given an edit applies it; any other run receives a question."""
+    return "edit" if state.edit is not None else "receive"
 
 
 def edit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -73,9 +73,14 @@ def edit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         feedback_template("edit"), query=node.query, answer=answer, question=state.question_asked
     )
     emit(runtime, "node_edited", node=node.id, before=node.answer, after=answer)
+    state = replace(state, reply_id=new_reply_id(), progress=[])  # the edit gets a reply of its own
     return {
+        "reply_id": state.reply_id,
         "nodes": nodes,
-        "messages": [HumanMessage(feedback)],
+        "llm_messages": [prompt_turn(feedback)],
         "stop_reason": "",
         **untraced(),
+        **progress(
+            state, f"Step {step} · {node.query} — your answer **{answer}**; the model re-plans"
+        ),
     }

@@ -5,11 +5,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
+from searchain.channels import RESTART
 from searchain.context import Context, context_of, thread_settings
+from searchain.conversation import (
+    as_llm_messages,
+    llm_conversation,
+    model_turn,
+    progress,
+    prompt_turn,
+)
 from searchain.events import emit
 from searchain.nodes.searchain.chain import parse_chain
 from searchain.nodes.searchain.dedup import find_duplicate
@@ -41,17 +47,28 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             **untraced(),
             "rounds": 0,
         }
-        clear = [RemoveMessage(id=REMOVE_ALL_MESSAGES)]
-        state = State(question=state.question, task=state.task, history=[*state.history, finished])
+        clear = [RESTART]
+        state = State(
+            question=state.question,
+            task=state.task,
+            history=[*state.history, finished],
+            reply_id=state.reply_id,
+            messages_version=state.messages_version,
+        )
     if state.rounds >= ctx.r_max:
-        return {"stop_reason": "max_rounds"}
-    new_messages = [] if state.messages else [HumanMessage(_first_prompt(state, ctx))]
+        return {
+            "stop_reason": "max_rounds",
+            **progress(state, f"The {ctx.r_max}-round budget is spent."),
+        }
+    conversation = llm_conversation(state)
+    new_turns = [] if conversation else [prompt_turn(_first_prompt(state, ctx))]
     emit(runtime, "round_started", round=state.rounds + 1)
-    messages = [*state.messages, *new_messages]
     # The task's stops: where a model starts inventing the next few-shot example (stopping there
     # saves most of a small model's generation time) or obeys the figures' stop instruction.
     stop = list(ctx.task_prompt(state.task).stop)
-    reply = generate(resolve_llm(ctx.llm), messages, stop=stop, max_tokens=MAX_TOKENS)
+    llm = resolve_llm(ctx.llm)
+    turns = as_llm_messages([*conversation, *new_turns])
+    reply = generate(llm, turns, stop=stop, max_tokens=MAX_TOKENS)
     parsed = parse_chain(reply, max_nodes=ctx.max_chain_nodes)
 
     branch_id = len(state.branches)
@@ -107,9 +124,18 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         new=new,
         dropped=parsed.dropped,  # nodes beyond max_chain_nodes
     )
+    planned = (
+        f"Round {state.rounds + 1}: the model planned {len(chain)} sub-question"
+        f"{'s' * (len(chain) != 1)}"
+        + (f", {new} new" if state.rounds and new != len(chain) else "")
+        if chain
+        else f"Round {state.rounds + 1}: the model wrote no chain of sub-questions searchain "
+        "could read"
+    )
     return {
         **reset,
-        "messages": [*clear, *new_messages, AIMessage(reply)],
+        **progress(state, planned),
+        "llm_messages": [*clear, *new_turns, model_turn(reply)],
         "question_asked": state.question,
         "nodes": nodes,
         "branches": [*state.branches, Branch(branch_id, root, chain, parsed.final_content)],

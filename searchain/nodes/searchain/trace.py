@@ -9,6 +9,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of
+from searchain.conversation import (
+    answer_markdown,
+    is_legacy,
+    llm_conversation,
+    migration,
+    run_id_of,
+)
 from searchain.events import emit
 from searchain.nodes.searchain.citations import compose_content, resolve_citations
 from searchain.prompts import feedback_template, render
@@ -42,17 +49,20 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         content, _, unresolved = resolve_citations(last_reply(state), [])
         answer = extract_final_answer(content, labels)
         emit(runtime, "trace_done", references=0, unresolved=unresolved)
-        return {
-            "final_content": content,
-            "content_source": "model" if content else "",
-            "model_content": content,
-            "answer": answer,
-            "answer_source": "model" if answer else "",
-            "references": [],  # every output field, even with nothing to cite
-            "unresolved_citations": unresolved,
-            "stop_reason": stop_reason,
-            "format_failures": state.format_failures + ([] if answer else ["no_final_answer"]),
-        }
+        return said(
+            state,
+            {
+                "final_content": content,
+                "content_source": "model" if content else "",
+                "model_content": content,
+                "answer": answer,
+                "answer_source": "model" if answer else "",
+                "references": [],  # every output field, even with nothing to cite
+                "unresolved_citations": unresolved,
+                "stop_reason": stop_reason,
+                "format_failures": state.format_failures + ([] if answer else ["no_final_answer"]),
+            },
+        )
 
     steps = "\n".join(f"[{node.step}] {node.query} {node.answer}" for node in path)
     instruction = f" The answer must be one of: {', '.join(labels)}." if labels else ""
@@ -63,7 +73,9 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         answer_instruction=instruction,
     )
     llm = resolve_llm(ctx.llm)
-    reply = generate(llm, [HumanMessage(prompt)], stop=STOP, max_tokens=MAX_TOKENS)
+    # The person sees the answer's tokens as they come, in the reply (not a prompt of ours).
+    shown = run_id_of(state.reply_id) if state.reply_id and not is_legacy(state) else None
+    reply = generate(llm, [HumanMessage(prompt)], stop=STOP, max_tokens=MAX_TOKENS, stream_as=shown)
     written, references, unresolved = resolve_citations(reply, path)
     stated = extract_final_answer(written, labels)
     # The last step's answer, when the model stated none: shown, but not the model's answer.
@@ -74,22 +86,37 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         references = [replace(ref, inserted=True) for ref in cited]
         source = "composed"
     emit(runtime, "trace_done", references=len(references), unresolved=unresolved)
-    return {
-        "final_content": content,
-        "content_source": source,
-        "model_content": written,
-        "answer": answer,
-        "answer_source": "model" if stated else "path" if answer else "",
-        "references": references,
-        "unresolved_citations": unresolved,
-        "stop_reason": stop_reason,
-        "format_failures": state.format_failures + ([] if stated else ["no_final_answer"]),
-    }
+    return said(
+        state,
+        {
+            "final_content": content,
+            "content_source": source,
+            "model_content": written,
+            "answer": answer,
+            "answer_source": "model" if stated else "path" if answer else "",
+            "references": references,
+            "unresolved_citations": unresolved,
+            "stop_reason": stop_reason,
+            "format_failures": state.format_failures + ([] if stated else ["no_final_answer"]),
+        },
+    )
+
+
+def said(state: State, traced: dict[str, Any]) -> dict[str, Any]:
+    """``traced`` with the answer as the question's reply in the person's conversation.
+
+    The reply replaces the progress message (same id). A thread checkpointed before
+    ``messages`` was the person's, resumed mid-run, is migrated here, its answer included.
+    """
+    if is_legacy(state):
+        return {**traced, **migration(replace(state, **traced))}
+    reply = AIMessage(answer_markdown({**vars(state), **traced}), id=state.reply_id or None)
+    return {**traced, "messages": [reply]}
 
 
 def last_reply(state: State) -> str:
     """The model's last words: its last chain's ``[Final Content]``, else its last reply."""
     if state.branches and state.branches[-1].final_content is not None:
         return state.branches[-1].final_content
-    replies = [m for m in state.messages if isinstance(m, AIMessage)]
-    return replies[-1].text if replies else ""
+    replies = [t["text"] for t in llm_conversation(state) if t["by"] == "llm"]
+    return replies[-1] if replies else ""

@@ -5,11 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
-from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from searchain.context import Context, context_of, context_verifier
+from searchain.conversation import (
+    VERDICTS,
+    Decision,
+    correction_request,
+    progress,
+    prompt_turn,
+    read_decision,
+)
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept, verdict
@@ -22,8 +29,10 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 
     A correction needs both a confident reader (confidence > θ) and an inconsistent LLM answer;
     an unsure reader never overrides the LLM, which is what keeps IR from misleading it. With
-    ``approve_corrections`` the graph first pauses for a human; a rejected correction is kept on
-    the node (``rejected``) and the LLM's answer stands. With ``verify`` off (the ablation) no
+    ``approve_corrections`` the graph first pauses for a human (LangChain's human-in-the-loop
+    request: approve, edit or reject); a rejected correction is kept on the node (``rejected``)
+    and the LLM's answer stands; an edited one takes the person's answer, and the LLM re-plans
+    from it as after ``searchain edit``. With ``verify`` off (the ablation) no
     node is ever corrected.
     """
     ctx = context_of(runtime, state.settings)
@@ -46,25 +55,43 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     verifier = context_verifier(ctx)
     support = verdict(node, node.llm_answer, verifier, long_form=long_form, alpha=ctx.alpha)
     correct = ctx.verify and confident and not consistent and passage is not None
-    if correct and ctx.approve_corrections:
-        decision = interrupt(
-            {
-                "kind": "approve_correction",
-                "node": node.id,
-                "query": node.query,
-                "llm_answer": node.llm_answer,
-                "reader_answer": node.reader_answer,
-                "confidence": node.confidence,
-                "passage": {"id": passage.id, "title": passage.title, "text": passage.text},
-            }
+    decision = Decision("approve")
+    if correct and ctx.approve_corrections and passage is not None:
+        request = correction_request(
+            node.query,
+            node.llm_answer,
+            node.reader_answer,
+            node.confidence,
+            passage.title,
+            passage.text,
         )
-        if not approved(decision):
-            emit(runtime, "correction_rejected", node=node.id, ir=node.reader_answer)
-            kept = replace(node, rejected=node.reader_answer)
-            return {
-                "nodes": state.with_node(accept(kept, "llm", node.llm_answer, step, support)),
-                "cursor": state.cursor + 1,
-            }
+        decision = read_decision(interrupt(request))
+    heading = f"Step {step} · {node.query}"
+    if correct and decision.kind == "reject":
+        emit(runtime, "correction_rejected", node=node.id, ir=node.reader_answer)
+        kept = replace(node, rejected=node.reader_answer)
+        why = f" ({decision.text})" if decision.text else ""
+        return {
+            "nodes": state.with_node(accept(kept, "llm", node.llm_answer, step, support)),
+            "cursor": state.cursor + 1,
+            **progress(
+                state,
+                f"{heading} — you kept the model's **{node.llm_answer}** over the passage's "
+                f"**{node.reader_answer}**{why}",
+            ),
+        }
+    if correct and decision.kind == "edit":
+        answer = decision.text
+        emit(runtime, "node_edited", node=node.id, before=node.llm_answer, after=answer)
+        edited = verdict(node, answer, verifier, long_form=long_form, alpha=ctx.alpha)
+        feedback = render(
+            feedback_template("edit"), query=node.query, answer=answer, question=state.question
+        )
+        return {
+            "nodes": state.with_node(accept(node, "edited", answer, step, edited)),
+            "llm_messages": [prompt_turn(feedback)],
+            **progress(state, f"{heading} — your answer **{answer}**; the model re-plans"),
+        }
     if correct and passage is not None:
         emit(runtime, "node_corrected", node=node.id, llm=node.llm_answer, ir=node.reader_answer)
         feedback = render(
@@ -78,24 +105,23 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         corrected = verdict(node, ir, verifier, long_form=long_form, alpha=ctx.alpha)
         return {
             "nodes": state.with_node(accept(node, "corrected", ir, step, corrected)),
-            "messages": [HumanMessage(feedback)],
+            "llm_messages": [prompt_turn(feedback)],
+            **progress(
+                state,
+                f"{heading} — the model said **{node.llm_answer}**; *{passage.title}* says "
+                f"**{ir}**: corrected, the model re-plans",
+            ),
         }
     emit(runtime, "node_accepted", node=node.id, confident=confident, consistent=consistent)
+    where = f"*{passage.title}* {VERDICTS[support]}" if passage is not None else "no passage found"
     return {
         "nodes": state.with_node(accept(node, "llm", node.llm_answer, step, support)),
         "cursor": state.cursor + 1,
+        **progress(state, f"{heading} — **{node.llm_answer}**; {where}"),
     }
 
 
-def approved(decision: Any) -> bool:
-    """Read a human's resume value: ``True``, ``"approve"``/``"yes"``, or ``{"approve": True}``."""
-    if isinstance(decision, dict):
-        decision = decision.get("approve")
-    if isinstance(decision, str):
-        return decision.strip().lower() in ("approve", "approved", "yes", "y", "true")
-    return decision is True
-
-
 def route_verify(state: State) -> Literal["generate_coq", "traverse_nodes"]:
-    """A correction ends the round (the LLM re-plans); an accepted node lets traversal go on."""
-    return "generate_coq" if state.path[-1].source == "corrected" else "traverse_nodes"
+    """A correction or a person's edit ends the round (the LLM re-plans); else traversal goes on."""
+    replanned = state.path[-1].source in ("corrected", "edited")
+    return "generate_coq" if replanned else "traverse_nodes"

@@ -6,8 +6,12 @@ Kept apart from resolving specs (:mod:`searchain.tools.llms.resolve`) so that mo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from uuid import UUID
+
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from langgraph.constants import TAG_NOSTREAM
 
 from searchain.text import clean_text
 
@@ -27,11 +31,12 @@ SAMPLING_TEMPERATURE = 0.7
 
 def generate(
     llm: BaseChatModel,
-    messages: list[BaseMessage],
+    messages: Sequence[BaseMessage],
     *,
     stop: list[str],
     max_tokens: int,
     sample: int | None = None,
+    stream_as: UUID | None = None,
 ) -> str:
     """One bounded LLM call: every call site names where the reply ends and how long it may be.
 
@@ -39,9 +44,17 @@ def generate(
     reply runs on to the model's whole window; ``stop`` ends it at the prompt's next marker.
     Calls are greedy unless ``sample`` is given: then the reply is sampled at
     :data:`SAMPLING_TEMPERATURE`, with ``sample`` as the seed where the model takes one.
+
+    Calls are internal (few-shot prompts, chains): LangGraph's ``messages`` stream never shows
+    them to a chat front-end (``nostream``). With ``stream_as`` the call is a person's to see: it
+    runs under that run id, and its tokens stream (into the reply whose id names that run).
     """
     settings: dict[str, object] = {}
     if sample is not None:
         sampling = getattr(llm, "sampling_settings", None)
         settings = sampling(sample) if sampling else {"temperature": SAMPLING_TEMPERATURE}
-    return reply_text(llm.invoke(messages, stop=stop, max_tokens=max_tokens, **settings))
+    config: dict[str, object] = (
+        {"run_id": stream_as} if stream_as is not None else {"tags": [TAG_NOSTREAM]}
+    )
+    reply = llm.invoke(list(messages), config, stop=stop, max_tokens=max_tokens, **settings)  # type: ignore[arg-type]
+    return reply_text(reply)

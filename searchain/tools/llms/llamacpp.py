@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ with warnings.catch_warnings():  # its sunset notice: pinned and used for this o
     from langchain_community.chat_models import ChatLlamaCpp
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
 from searchain.cache import load_once
@@ -59,6 +60,17 @@ class LlamaCppChatModel(ChatLlamaCpp):
     ) -> ChatResult:
         with self._lock:
             return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """Streamed tokens (a chat front-end watching Trace), one call at a time as well."""
+        with self._lock:
+            yield from super()._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
 
     def sampling_settings(self, seed: int) -> dict[str, Any]:
         """Per-call settings of a sampled reply (this model is greedy otherwise)."""

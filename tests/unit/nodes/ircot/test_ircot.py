@@ -23,6 +23,10 @@ class CountingRetriever:
         return [Passage(f"{tag}-{i}", f"T{tag}{i}", f"text {query} {i}") for i in range(k)]
 
 
+CHAT_NODES = ("receive", "reply")
+"""The nodes every graph has to talk with a person (tested in tests/unit/test_chat.py)."""
+
+
 def run(replies, retriever, **ctx):
     llm = ScriptedReplies(replies=replies)
     context = Context(llm=llm, retriever=retriever, reader="llm", **ctx)
@@ -34,7 +38,7 @@ def run(replies, retriever, **ctx):
         stream_mode=["updates", "values"],
     ):
         if mode == "updates":
-            steps.extend(chunk)
+            steps.extend(name for name in chunk if name not in CHAT_NODES)
         else:
             out = chunk
     return out, steps, llm

@@ -72,10 +72,15 @@ def approval_run(passages, decision):
     graph = build_graph(checkpointer=InMemorySaver())
     ctx = Context(llm=llm, retriever=retriever, reader=reader, approve_corrections=True)
     paused = graph.invoke({"question": Q1}, config("a"), context=ctx)
-    pending = graph.get_state(config("a")).interrupts[0].value
+    request = graph.get_state(config("a")).interrupts[0].value
     assert "answer" not in paused or not paused.get("answer")
-    assert pending["llm_answer"] == "Montreal." and pending["reader_answer"] == "Toronto"
-    assert pending["confidence"] == 3.0 and pending["passage"]["id"] == "p2"
+    [action] = request["action_requests"]  # LangChain's human-in-the-loop shape
+    assert request["review_configs"] == [
+        {"action_name": action["name"], "allowed_decisions": ["approve", "edit", "reject"]}
+    ]
+    pending = action["args"]
+    assert pending["model_answer"] == "Montreal." and pending["answer"] == "Toronto"
+    assert pending["confidence"] == 3.0 and pending["passage"].startswith("Kevin Drew")
     return graph.invoke(Command(resume=decision), config("a"), context=ctx), llm
 
 

@@ -51,7 +51,7 @@ def run(llm, retriever, reader, question=Q, **ctx):
         {"question": question}, context=context, stream_mode=["updates", "values"]
     ):
         if mode == "updates":
-            steps.extend(chunk)
+            steps.extend(name for name in chunk if name != "receive")
         else:
             output = chunk
     return output, steps

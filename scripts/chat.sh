@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# LangChain's Agent Chat UI (MIT) in front of a running searchain server: a person asks, follows
+# the rounds and approves corrections in a browser (docs/chat.md).
+#
+#   scripts/chat.sh start http://127.0.0.1:2024 [searchain]   # prints the URL to open
+#   scripts/chat.sh stop
+#   scripts/chat.sh build     # only install and build it (as .ci/run does before the tests)
+#
+# Settings (environment):
+#   CHAT_UI_TARBALL  the Agent Chat UI source (default ../shared/peers/agent-chat-ui.tar.gz)
+#   CHAT_UI_HOME     where it is unpacked and built, once per tarball (default /tmp/searchain-chat-ui)
+#   CHAT_PORT        port on 127.0.0.1 (default: a free one)
+# Its dependencies come from the npm registry. The one change to its source: the Inter font, which
+# `next/font/google` downloads at build time, becomes the system's sans-serif.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+TARBALL="${CHAT_UI_TARBALL:-$ROOT/../shared/peers/agent-chat-ui.tar.gz}"
+HOME_DIR="${CHAT_UI_HOME:-/tmp/searchain-chat-ui}"
+STATE="$HOME_DIR/current"
+
+log() { echo "chat.sh: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Unpacked, installed and built once per tarball (its checksum names the build).
+build() {
+  [ -f "$TARBALL" ] || die "no Agent Chat UI at $TARBALL: set CHAT_UI_TARBALL to its .tar.gz"
+  command -v npm >/dev/null || die "no npm on PATH: install Node.js (>= 20) and npm"
+  local sum; sum="$(sha256sum "$TARBALL" | cut -c1-16)"
+  APP="$HOME_DIR/app-$sum"
+  if [ -f "$APP/.built" ]; then return; fi
+  log "installing and building Agent Chat UI in $APP (npm install and next build: a few minutes)"
+  rm -rf "$APP" "$APP.tmp"; mkdir -p "$APP.tmp"
+  tar -xzf "$TARBALL" -C "$APP.tmp" --strip-components=1
+  # The one offline change: no font download at build time.
+  perl -0pi -e 's/import \{ Inter \} from "next\/font\/google";\n//; s/const inter = Inter\(\{.*?\}\);\n//s; s/\{inter\.className\}/"font-sans"/' \
+    "$APP.tmp/src/app/layout.tsx"
+  ! grep -q "next/font/google" "$APP.tmp/src/app/layout.tsx" || die "could not replace the Inter font in src/app/layout.tsx"
+  (cd "$APP.tmp" && npm install --no-audit --no-fund --loglevel=error >&2 \
+    && NEXT_TELEMETRY_DISABLED=1 npx next build >"$APP.tmp/build.log" 2>&1) \
+    || { tail -n 30 "$APP.tmp/build.log" >&2 2>/dev/null; die "building Agent Chat UI failed (in $APP.tmp)"; }
+  touch "$APP.tmp/.built"
+  mv "$APP.tmp" "$APP"
+}
+
+running() {
+  [ -f "$STATE/url" ] && [ -f "$STATE/pid" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null
+}
+
+start() {
+  local api_url="${1:-}" assistant="${2:-searchain}"
+  [ -n "$api_url" ] || die "usage: $0 start SERVER_URL [ASSISTANT_OR_GRAPH]"
+  if running; then cat "$STATE/url"; return; fi
+  curl -s -o /dev/null "$api_url/health" || curl -s -o /dev/null "$api_url/ok" \
+    || die "no server answers at $api_url: start one (langgraph dev, or scripts/server.sh start)"
+  build
+  rm -rf "$STATE"; mkdir -p "$STATE"
+  local port="${CHAT_PORT:-$(free_port)}"
+  (cd "$APP" && NEXT_TELEMETRY_DISABLED=1 exec setsid npx next start -H 127.0.0.1 -p "$port" \
+    >"$STATE/log" 2>&1) &
+  echo $! > "$STATE/pid"
+  local deadline=$((SECONDS + 120))
+  until curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1; do
+    if ! kill -0 "$(cat "$STATE/pid")" 2>/dev/null || [ $SECONDS -gt $deadline ]; then
+      tail -n 20 "$STATE/log" >&2; stop; die "Agent Chat UI did not start (log: $STATE/log)"
+    fi
+    sleep 0.5
+  done
+  local encoded; encoded="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$api_url")"
+  local url="http://127.0.0.1:$port/?apiUrl=$encoded&assistantId=$assistant"
+  echo "$url" > "$STATE/url"
+  log "Agent Chat UI for $api_url ($assistant); a team server asks for your API key in its settings"
+  echo "$url"
+}
+
+stop() {
+  if [ -f "$STATE/pid" ]; then
+    local pid; pid="$(cat "$STATE/pid")"
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  rm -rf "$STATE"
+}
+
+case "${1:-}" in
+  start) shift; start "$@" ;;
+  stop) stop ;;
+  build) build; echo "$APP" ;;
+  *) echo "usage: $0 start SERVER_URL [ASSISTANT]|stop|build" >&2; exit 2 ;;
+esac

@@ -1,0 +1,319 @@
+"""The person's conversation (the ``messages`` chat front-ends read) and the LLM's own, kept apart.
+
+A chat front-end (Agent Chat UI, LangGraph Studio's chat view, anything on ``useStream``) shows a
+thread's ``messages``: here each question is a human message and each answer one AI message in
+Markdown — the answer, the final content with its ``[n]`` citations, the references with their
+verdicts, and a note for whatever searchain wrote rather than the model. While a run goes on,
+that AI message shows its progress, and it is replaced by the answer at the end. The LLM's
+conversation (few-shot prompt, chains, feedback) lives in ``llm_messages``, as plain
+``{"by", "text"}`` turns that neither LangGraph nor a front-end takes for messages.
+
+Threads checkpointed before this split kept the LLM's conversation in ``messages``: they are
+migrated on read (:func:`is_legacy`, :func:`migration`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+from uuid import UUID, uuid4
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, RemoveMessage
+from langchain_core.utils.utils import LC_ID_PREFIX
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from searchain.channels import RESTART
+from searchain.provenance import provenance_notes, unstated_notes
+from searchain.state import Turn
+from searchain.text import clean_text
+
+EXCERPT = 240
+"""Characters of a passage a reference shows (the rest is in ``searchain show`` and the page)."""
+
+
+def new_reply_id() -> str:
+    """An id for the AI message that will answer a question.
+
+    Shaped as LangChain names a streamed reply (``lc_run--<run id>``), so the answer's tokens,
+    streamed by a model call run under :func:`run_id_of` this id, land in the same message.
+    """
+    return f"{LC_ID_PREFIX}-{uuid4()}"
+
+
+def run_id_of(reply_id: str) -> UUID:
+    """The model-call run id whose streamed tokens carry ``reply_id`` (see :func:`new_reply_id`)."""
+    return UUID(reply_id.removeprefix(f"{LC_ID_PREFIX}-"))
+
+
+def text_of(message: BaseMessage) -> str:
+    """A message's text, whether its content is a string or content blocks."""
+    return clean_text(message.text).strip()
+
+
+def prompt_turn(text: str) -> dict[str, str]:
+    """A turn of the LLM conversation that searchain wrote (a prompt, feedback)."""
+    return {"by": "searchain", "text": text}
+
+
+def model_turn(text: str) -> dict[str, str]:
+    """A turn of the LLM conversation that the model wrote (a chain)."""
+    return {"by": "llm", "text": text}
+
+
+def llm_turn(message: BaseMessage) -> dict[str, str]:
+    """A turn of the LLM conversation from a legacy thread's message."""
+    return model_turn(message.text) if isinstance(message, AIMessage) else prompt_turn(message.text)
+
+
+def as_llm_messages(turns: Sequence[dict[str, str]]) -> list[BaseMessage]:
+    """The LLM conversation as the chat messages a model takes."""
+    return [AIMessage(t["text"]) if t["by"] == "llm" else HumanMessage(t["text"]) for t in turns]
+
+
+def is_legacy(state: Any) -> bool:
+    """Checkpointed before ``messages`` was the person's: it still holds the LLM's conversation.
+
+    Such a SearChain state asked a question (``question_asked``) and never set
+    ``messages_version``; IRCoT's and the baselines' states had no ``messages`` then.
+    """
+    return getattr(state, "messages_version", 1) == 0 and bool(state.question_asked)
+
+
+def llm_conversation(state: Any) -> list[dict[str, str]]:
+    """The LLM conversation so far; a legacy thread's begins in ``messages``."""
+    if is_legacy(state):
+        return [*(llm_turn(m) for m in state.messages), *state.llm_messages]
+    return list(state.llm_messages)
+
+
+def migration(state: Any) -> dict[str, Any]:
+    """The writes that move a legacy thread to today's shape (see :func:`is_legacy`).
+
+    The LLM conversation moves to ``llm_messages``; ``messages`` becomes the person's, rebuilt
+    from the thread's earlier questions (``history``) and the current one (answered if traced).
+    """
+    person: list[AnyMessage] = []
+    for turn in state.history:
+        person += [HumanMessage(turn.question), AIMessage(turn_markdown(turn))]
+    if state.question_asked:
+        person.append(HumanMessage(state.question_asked))
+        if state.stop_reason:
+            person.append(AIMessage(answer_markdown(vars(state))))
+    return {
+        "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *person],
+        "llm_messages": [RESTART, *llm_conversation(state)],
+        "messages_version": 1,
+    }
+
+
+def asked_message(state: Any) -> HumanMessage | None:
+    """The human message that asks this run's question, when the run was given ``messages``.
+
+    It is the last message, and not the one an earlier run took (``asked_id``). In a legacy
+    thread a trailing human message is LLM feedback unless the question there was finished.
+    """
+    if not state.messages or not isinstance(state.messages[-1], HumanMessage):
+        return None
+    last = state.messages[-1]
+    if last.id == state.asked_id or (is_legacy(state) and not state.stop_reason):
+        return None
+    return last
+
+
+def earlier_turns(messages: Sequence[BaseMessage]) -> list[Turn]:
+    """The question/answer pairs of a conversation a caller sent (a stateless chat's history)."""
+    turns, question = [], ""
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            question = text_of(message)
+        elif isinstance(message, AIMessage) and question and text_of(message):
+            turns.append(Turn(question, text_of(message), []))
+            question = ""
+    return turns
+
+
+def progress(state: Any, line: str) -> dict[str, Any]:
+    """The writes that add ``line`` to the current question's progress, shown in its reply.
+
+    Nothing in a legacy thread resumed mid-run: its ``messages`` is still the LLM's until Trace
+    migrates it.
+    """
+    if is_legacy(state) or not state.reply_id:
+        return {}
+    lines = [*state.progress, line]
+    content = "_Working on it…_\n\n" + "\n".join(f"- {item}" for item in lines)
+    return {"progress": lines, "messages": [AIMessage(content, id=state.reply_id)]}
+
+
+def quoted(text: str, limit: int = EXCERPT) -> str:
+    """``text`` on one line, cut at ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+VERDICTS = {
+    "stated": "states the step's answer",
+    "unstated": "does not state the step's answer",
+    "unverifiable": "cannot be checked against the step's answer",
+}
+SOURCES = {
+    "llm": "the model's answer, checked",
+    "corrected": "corrected from the passage",
+    "completed": "completed from the passage",
+    "edited": "edited by a person",
+}
+
+
+def answer_markdown(result: dict[str, Any]) -> str:
+    """A SearChain answer as a chat reply: answer, cited content, steps, references, notes."""
+    content, unstated = unstated_notes(result)
+    parts = []
+    if result.get("answer"):
+        parts.append(f"**Answer:** {result['answer']}")
+    if content:
+        parts.append(content)
+    path = sorted(
+        (n for n in result.get("nodes", []) if n.step is not None), key=lambda n: n.step or 0
+    )
+    if path:
+        steps = [
+            f"{n.step}. {n.query} → **{n.answer}** ({SOURCES.get(n.source or '', n.source)})"
+            for n in path
+        ]
+        parts.append("**Steps**\n\n" + "\n".join(steps))
+    references = result.get("references", [])
+    if references:
+        lines = [
+            f"[{ref.n}] *{ref.title}*: “{quoted(ref.text)}” — "
+            f"{VERDICTS.get(ref.support or '', 'not checked')}"
+            + (" (cited by searchain)" if ref.inserted else "")
+            for ref in references
+        ]
+        parts.append("**References**\n\n" + "\n\n".join(lines))
+    notes = [*unstated, *provenance_notes(result)]
+    if not result.get("answer") and not content:
+        notes.append("No answer: the model wrote nothing searchain could read.")
+    if notes:
+        parts.append("\n\n".join(f"> {note}" for note in notes))
+    return "\n\n".join(parts)
+
+
+def turn_markdown(turn: Turn) -> str:
+    """An earlier question's answer as a chat reply (a thread migrated from a legacy checkpoint)."""
+    steps = "\n".join(f"{n.step}. {n.query} → **{n.answer}**" for n in turn.steps)
+    return f"**Answer:** {turn.answer}" + (f"\n\n**Steps**\n\n{steps}" if steps else "")
+
+
+def reasoning_markdown(result: dict[str, Any]) -> str:
+    """An IRCoT or baseline answer as a chat reply: answer, reasoning, paragraphs retrieved."""
+    parts = [f"**Answer:** {result['answer']}" if result.get("answer") else ""]
+    if not result.get("answer"):
+        parts = ["> The model stated no answer searchain could read (a larger model may)."]
+    cot = [sentence for sentence in result.get("cot", []) if sentence.strip()]
+    if cot:
+        parts.append("**Reasoning**\n\n" + " ".join(cot))
+    paragraphs = result.get("paragraphs", [])
+    if paragraphs:
+        lines = [f"[{i}] *{p.title}*: “{quoted(p.text)}”" for i, p in enumerate(paragraphs, 1)]
+        parts.append("**Paragraphs retrieved**\n\n" + "\n\n".join(lines))
+    return "\n\n".join(parts)
+
+
+ACTION = "correct_step"
+"""The name of the action a correction asks a person to review."""
+DecisionKind = Literal["approve", "reject", "edit"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A person's decision on a correction awaiting approval."""
+
+    kind: DecisionKind
+    """``approve`` the reader's answer, ``reject`` it (the model's stands), or ``edit`` it."""
+    text: str = ""
+    """The person's answer (``edit``), or their reason (``reject``, optional)."""
+
+
+def correction_request(
+    query: str, model_answer: str, answer: str, confidence: float | None, title: str, text: str
+) -> dict[str, Any]:
+    """The interrupt of a correction awaiting approval, in LangChain's human-in-the-loop shape.
+
+    One action request (``correct_step``: its ``args`` are what a person reads and may edit,
+    ``answer`` the one that matters), approvable, editable or rejectable: the shape Agent Chat
+    UI, Agent Inbox and LangChain's ``HumanInTheLoopMiddleware`` share.
+    """
+    sure = f" (confidence {confidence:.2f})" if confidence is not None else ""
+    description = (
+        f"The passage *{title}* answers **{query}** with **{answer}**{sure}, where the model "
+        f"said **{model_answer or '(nothing)'}**.\n\n> {quoted(text, 600)}\n\n"
+        "Approve to use the passage's answer, edit it to give your own, or reject it to keep "
+        "the model's."
+    )
+    return {
+        "action_requests": [
+            {
+                "name": ACTION,
+                "args": {
+                    "query": query,
+                    "answer": answer,
+                    "model_answer": model_answer,
+                    "confidence": confidence,
+                    "passage": f"{title}: {quoted(text, 600)}",
+                },
+                "description": description,
+            }
+        ],
+        "review_configs": [
+            {"action_name": ACTION, "allowed_decisions": ["approve", "edit", "reject"]}
+        ],
+    }
+
+
+def pending_correction(value: Any) -> dict[str, Any]:
+    """The ``args`` of a correction interrupt, today's or a legacy one's, in today's names.
+
+    ``query``, ``answer`` (the reader's), ``model_answer``, ``confidence`` and ``passage``; an
+    interrupt checkpointed before it took LangChain's shape names them otherwise.
+    """
+    if isinstance(value, dict) and value.get("action_requests"):
+        return dict(value["action_requests"][0]["args"])
+    value = value if isinstance(value, dict) else {}
+    passage = value.get("passage") or {}
+    return {
+        "query": value.get("query", ""),
+        "answer": value.get("reader_answer", ""),
+        "model_answer": value.get("llm_answer", ""),
+        "confidence": value.get("confidence"),
+        "passage": f"{passage.get('title', '')}: {passage.get('text', '')}",
+    }
+
+
+def read_decision(value: Any) -> Decision:
+    """A resume value as a decision.
+
+    LangChain's ``{"decisions": [{"type": "approve" | "reject" | "edit", ...}]}`` (what Agent
+    Chat UI sends), one such decision, or the older forms: ``True``/``"approve"``/``"yes"`` or
+    ``{"approve": True}`` approve, anything else rejects. An edit without an answer is refused.
+    """
+    if isinstance(value, dict) and isinstance(value.get("decisions"), list):
+        value = value["decisions"][0] if value["decisions"] else None
+    if isinstance(value, dict) and value.get("type") in ("approve", "reject", "edit"):
+        if value["type"] == "approve":
+            return Decision("approve")
+        if value["type"] == "reject":
+            return Decision("reject", str(value.get("message") or ""))
+        args = (value.get("edited_action") or {}).get("args") or {}
+        answer = clean_text(str(args.get("answer", ""))).strip()
+        if not answer:
+            raise ValueError(
+                'an edit decision gives the answer: {"edited_action": {"args": {"answer": TEXT}}}'
+            )
+        return Decision("edit", answer)
+    if isinstance(value, dict):
+        value = value.get("approve")
+    if isinstance(value, str):
+        yes = value.strip().lower() in ("approve", "approved", "yes", "y", "true")
+        return Decision("approve" if yes else "reject")
+    return Decision("approve" if value is True else "reject")

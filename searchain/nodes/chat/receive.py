@@ -1,0 +1,60 @@
+"""Receive: take this run's question, from ``question`` or from the person's last message."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import uuid4
+
+from langchain_core.messages import HumanMessage
+
+from searchain.conversation import (
+    asked_message,
+    earlier_turns,
+    is_legacy,
+    migration,
+    new_reply_id,
+    text_of,
+)
+from searchain.state import State, unreasoned
+
+
+def receive(state: Any) -> dict[str, Any]:
+    """Set the question, add it to the person's conversation, and open the reply to it.
+
+    A run given ``messages`` ending in a human message the thread has not taken yet asks that
+    message; its earlier turns, on a new SearChain thread, become the thread's history. Any
+    other run asks ``question``, which joins ``messages`` as a human message. A thread
+    checkpointed before ``messages`` was the person's is migrated first.
+    """
+    searchain = isinstance(state, State)
+    update: dict[str, Any] = migration(state) if is_legacy(state) else {}
+    messages: list[Any] = list(update.get("messages", []))
+    update.update({"reply_id": new_reply_id(), "progress": []})
+    if searchain:
+        update["messages_version"] = 1
+    else:
+        update.update(unreasoned())  # a follow-up question is answered afresh
+    asked = asked_message(state)
+    if asked is not None:
+        question = text_of(asked)
+        if searchain and not state.history and not state.question_asked:
+            history = earlier_turns(state.messages[:-1])
+            if history:
+                update["history"] = history
+        if messages:  # the migrated conversation lost the question: ask it again at its end
+            messages.append(asked)
+    else:
+        question = " ".join(state.question.split())
+        asked = HumanMessage(question, id=str(uuid4()))
+        messages.append(asked)
+    if not question:
+        raise ValueError(
+            "the question is empty: pass a non-blank question, or end messages with a human "
+            "message that asks one"
+        )
+    return {
+        **update,
+        "question": question,
+        "asked_id": asked.id,
+        "messages": messages,
+    }

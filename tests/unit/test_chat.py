@@ -1,0 +1,217 @@
+"""Chat: ``messages`` is the person's conversation, in and out, for SearChain and IRCoT.
+
+What a chat front-end (Agent Chat UI, Studio's chat view, ``useStream``) sends and reads: a
+human message asks, one AI message answers (progress while the run goes on, then the answer with
+its citations and references), LangGraph's ``messages`` stream carries none of the LLM's own
+conversation, and a correction awaiting approval is a human-in-the-loop request whose
+decisions (approve, edit, reject) resume the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from searchain.context import Context
+from searchain.conversation import read_decision
+from searchain.graph.ircot import build_graph as build_ircot
+from searchain.graph.searchain import build_graph
+from tests.conftest import ScriptedReplies, TableReader, TableRetriever
+from tests.unit.nodes.searchain.test_graph import GOOD_CHAIN, Q1, Q2, Q3, TRACE, Q
+
+PROMPT_MARKS = ("[Query 1]", "Construct a global reasoning chain", "[Unsolved Query]")
+"""Text of the LLM's own conversation, which never reaches the person's."""
+FOLLOW = "Where was Kevin Drew born?"
+FOLLOW_CHAIN = f"[Query 1]: {Q2}\n[Answer 1]: Toronto.\n[Final Content]: Toronto [1]."
+FOLLOW_TRACE = "He was born in Toronto [1]. So the final answer is Toronto."
+
+
+def config(thread: str) -> dict:
+    return {"configurable": {"thread_id": thread}}
+
+
+@pytest.fixture
+def ctx(passages):
+    def make(replies: list[str], **settings) -> Context:
+        retriever = TableRetriever(
+            {Q1: passages["spirit"], Q2: passages["drew"], Q3: passages["bus"]}
+        )
+        reader = TableReader(
+            {
+                "p1": ("Kevin Drew", 3.0),
+                "p2": ("Toronto", 3.0),
+                "p3": ("Toronto Coach Terminal", 3.0),
+            }
+        )
+        llm = ScriptedReplies(replies=replies)
+        return Context(llm=llm, retriever=retriever, reader=reader, **settings)
+
+    return make
+
+
+def person(messages) -> list[tuple[str, str]]:
+    pairs = [(m.type, m.text) for m in messages]
+    assert not [text for _, text in pairs if any(mark in text for mark in PROMPT_MARKS)]
+    return pairs
+
+
+def test_a_question_and_its_answer_are_the_persons_conversation(ctx):
+    out = build_graph().invoke({"question": Q}, context=ctx([GOOD_CHAIN, TRACE]))
+    [(asked, question), (answered, reply)] = person(out["messages"])
+    assert (asked, question, answered) == ("human", Q, "ai")
+    assert reply.startswith("**Answer:** Toronto Coach Terminal")
+    assert "Buses leave from the Toronto Coach Terminal [3]." in reply  # the cited content
+    assert "1. Who is the performer of Spirit If... ? → **The performer" in reply  # the steps
+    assert "[2] *Kevin Drew*: “Kevin Drew was born in Toronto, Ontario.” — states" in reply
+
+
+def test_messages_ask_and_a_follow_up_in_the_same_thread_sees_the_first(ctx):
+    graph = build_graph(checkpointer=InMemorySaver())
+    ask = {"type": "human", "content": [{"type": "text", "text": Q}]}  # as Agent Chat UI sends
+    first = graph.invoke({"messages": [ask]}, config("c"), context=ctx([GOOD_CHAIN, TRACE]))
+    assert first["question"] == Q and first["answer"] == "Toronto Coach Terminal"
+    llm = ScriptedReplies(replies=[FOLLOW_CHAIN, FOLLOW_TRACE])
+    second = graph.invoke(
+        {"messages": [HumanMessage(FOLLOW)]}, config("c"), context=replace(ctx([]), llm=llm)
+    )
+    assert second["question"] == FOLLOW and second["answer"] == "Toronto"
+    assert "[Question]: " + Q in llm.calls[0][0].text  # the first turn, as history
+    kinds = [kind for kind, _ in person(second["messages"])]
+    assert kinds == ["human", "ai", "human", "ai"]
+    # A run given `question` after runs given `messages` asks that question, not the last one.
+    llm = ScriptedReplies(replies=[FOLLOW_CHAIN, FOLLOW_TRACE])
+    third = graph.invoke({"question": Q2}, config("c"), context=replace(ctx([]), llm=llm))
+    assert third["question"] == Q2 and person(third["messages"])[-2] == ("human", Q2)
+
+
+def test_a_stateless_conversation_gives_its_earlier_turns_as_history(ctx):
+    llm = ScriptedReplies(replies=[FOLLOW_CHAIN, FOLLOW_TRACE])
+    messages = [
+        HumanMessage("Who made Spirit If...?"),
+        AIMessage("Kevin Drew."),
+        HumanMessage(FOLLOW),
+    ]
+    out = build_graph().invoke({"messages": messages}, context=replace(ctx([]), llm=llm))
+    assert out["question"] == FOLLOW and [t.answer for t in out["history"]] == ["Kevin Drew."]
+    assert "[Question]: Who made Spirit If...?\n[Answer]: Kevin Drew." in llm.calls[0][0].text
+
+
+@pytest.mark.parametrize(
+    "given", [{"question": "  "}, {"messages": [HumanMessage(" ")]}, {"messages": []}]
+)
+def test_nothing_to_answer_is_one_line(ctx, given):
+    with pytest.raises(ValueError, match="the question is empty"):
+        build_graph().invoke(given, context=ctx([]))
+
+
+def test_progress_shows_in_the_reply_and_the_answer_replaces_it(ctx):
+    replies = []
+    for values in build_graph().stream(
+        {"question": Q}, context=ctx([GOOD_CHAIN, TRACE]), stream_mode="values"
+    ):
+        ai = [m for m in values.get("messages", []) if m.type == "ai"]
+        if ai:
+            assert len(ai) == 1 and ai[0].id == values["reply_id"]  # one reply, replaced
+            replies.append(ai[0].text)
+    assert (
+        replies[0].startswith("_Working on it…_") and "Round 1: the model planned 3" in replies[0]
+    )
+    steps = [r for r in replies if "Step 3 ·" in r]
+    assert steps and "Toronto Coach Terminal" in steps[0]
+    assert replies[-1].startswith("**Answer:**")
+
+
+def test_the_messages_stream_carries_the_reply_and_never_the_llms_conversation(ctx):
+    streamed = []
+    for message, _ in build_graph().stream(
+        {"question": Q}, context=ctx([GOOD_CHAIN, TRACE]), stream_mode="messages"
+    ):
+        streamed.append(message)
+    person(streamed)  # no prompt, chain or feedback
+    # Progress and the answer are one message; Trace's own words stream under its run id (the
+    # reply's, for a model whose streamed message LangChain names: "-0" for a whole reply).
+    [reply_id] = {m.id for m in streamed if m.type == "ai" and m.text != TRACE}
+    [traced] = [m for m in streamed if m.text == TRACE]
+    assert traced.id.startswith(reply_id)
+
+
+def test_ircot_answers_in_the_conversation_and_a_follow_up_starts_afresh(passages):
+    retriever = TableRetriever({Q: passages["drew"], FOLLOW: passages["bus"]})
+    graph = build_ircot(checkpointer=InMemorySaver())
+    llm = ScriptedReplies(
+        replies=["So the answer is Toronto.", "Toronto", "So the answer is x.", "x"]
+    )
+    ctx = Context(llm=llm, retriever=retriever, ircot_k=1)
+    first = graph.invoke({"messages": [HumanMessage(Q)]}, config("i"), context=ctx)
+    second = graph.invoke({"question": FOLLOW}, config("i"), context=ctx)
+    [(_, q1), (_, a1), (_, q2), (_, a2)] = person(second["messages"])
+    assert (q1, q2) == (Q, FOLLOW) and a1.startswith("**Answer:** Toronto")
+    assert "[1] *Kevin Drew*" in a1 and "[1] *Toronto Coach Terminal*" in a2
+    assert [p.id for p in first["paragraphs"]] == ["p2"]
+    assert [p.id for p in second["paragraphs"]] == ["p3"]  # not the first question's
+
+
+CHAIN = f"[Query 1]: {Q2}\n[Answer 1]: Montreal."
+REPLAN = f"[Query 1]: {Q2}\n[Answer 1]: Toronto.\n[Final Content]: Toronto [1]."
+
+
+def paused(ctx, thread: str):
+    graph = build_graph(checkpointer=InMemorySaver())
+    context = ctx([CHAIN, REPLAN, "Toronto [1]. So the final answer is Toronto."],
+                  approve_corrections=True)  # fmt: skip
+    graph.invoke({"question": Q2}, config(thread), context=context)
+    [interrupt] = graph.get_state(config(thread)).interrupts
+    return graph, context, interrupt.value
+
+
+def test_a_correction_is_a_human_in_the_loop_request(ctx):
+    _, _, request = paused(ctx, "h")
+    [action] = request["action_requests"]
+    assert action["name"] == "correct_step" and "*Kevin Drew*" in action["description"]
+    assert action["args"]["answer"] == "Toronto" and action["args"]["model_answer"] == "Montreal."
+    assert request["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject"]
+
+
+def test_an_edit_decision_takes_the_persons_answer_and_re_plans(ctx):
+    graph, context, request = paused(ctx, "e")
+    args = {**request["action_requests"][0]["args"], "answer": "Toronto, Ontario"}
+    decision = {"type": "edit", "edited_action": {"name": "correct_step", "args": args}}
+    out = graph.invoke(Command(resume={"decisions": [decision]}), config("e"), context=context)
+    node = out["nodes"][0]
+    assert (node.source, node.answer) == ("edited", "Toronto, Ontario") and out["rounds"] == 2
+    feedback = context.llm.calls[1][-1].text
+    assert "Toronto, Ontario" in feedback  # the re-plan starts from the person's answer
+
+
+def test_a_reject_decision_keeps_the_models_answer_and_says_why(ctx):
+    graph, context, _ = paused(ctx, "r")
+    decision = {"type": "reject", "message": "the passage is about another Kevin Drew"}
+    out = graph.invoke(Command(resume={"decisions": [decision]}), config("r"), context=context)
+    node = out["nodes"][0]
+    assert (node.source, node.answer, node.rejected) == ("llm", "Montreal.", "Toronto")
+    progress = graph.get_state(config("r")).values["progress"]
+    assert any("another Kevin Drew" in line for line in progress)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        (True, "approve"),
+        ("yes", "approve"),
+        ({"approve": False}, "reject"),
+        ({"decisions": [{"type": "approve"}]}, "approve"),
+        ({"type": "reject"}, "reject"),
+        (None, "reject"),
+    ],
+)
+def test_every_resume_form_reads_as_a_decision(value, kind):
+    assert read_decision(value).kind == kind
+
+
+def test_an_edit_without_an_answer_is_refused():
+    with pytest.raises(ValueError, match="an edit decision gives the answer"):
+        read_decision({"decisions": [{"type": "edit", "edited_action": {"args": {}}}]})

@@ -44,5 +44,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The whole suite, with every server it needs started before and stopped after (scripts/test.sh):
+# exactly what CI runs. SEARCHAIN_TEST_SERVERS=none runs pytest alone (server tests skip).
 test: lint
-	$(BIN)/pytest
+	scripts/test.sh $(BIN)/pytest

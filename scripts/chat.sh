@@ -10,6 +10,7 @@
 #   CHAT_UI_TARBALL  the Agent Chat UI source (default ../shared/peers/agent-chat-ui.tar.gz)
 #   CHAT_UI_HOME     where it is unpacked and built, once per tarball (default /tmp/searchain-chat-ui)
 #   CHAT_PORT        port on 127.0.0.1 (default: a free one)
+#   CHAT_UI_STATE    where the running one keeps its pid, log and URL (default $CHAT_UI_HOME/current)
 # Its dependencies come from the npm registry. The one change to its source: the Inter font, which
 # `next/font/google` downloads at build time, becomes the system's sans-serif.
 set -euo pipefail
@@ -17,7 +18,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
 TARBALL="${CHAT_UI_TARBALL:-$ROOT/../shared/peers/agent-chat-ui.tar.gz}"
 HOME_DIR="${CHAT_UI_HOME:-/tmp/searchain-chat-ui}"
-STATE="$HOME_DIR/current"
+STATE="${CHAT_UI_STATE:-$HOME_DIR/current}"
 
 log() { echo "chat.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -73,7 +74,7 @@ start() {
   local encoded; encoded="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$api_url")"
   local url="http://127.0.0.1:$port/?apiUrl=$encoded&assistantId=$assistant"
   echo "$url" > "$STATE/url"
-  log "Agent Chat UI for $api_url ($assistant); a team server asks for your API key in its settings"
+  log "Agent Chat UI for $api_url ($assistant); on a team server, give your API key in its form"
   echo "$url"
 }
 

@@ -14,6 +14,7 @@ migrated on read (:func:`is_legacy`, :func:`migration`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -177,15 +178,13 @@ def answer_markdown(result: dict[str, Any]) -> str:
         (n for n in result.get("nodes", []) if n.step is not None), key=lambda n: n.step or 0
     )
     if path:
-        steps = [
-            f"{n.step}. {n.query} → **{n.answer}** ({SOURCES.get(n.source or '', n.source)})"
-            for n in path
-        ]
+        steps = [f"{n.step}. {n.query} → **{n.answer}** ({step_source(n)})" for n in path]
         parts.append("**Steps**\n\n" + "\n".join(steps))
     references = result.get("references", [])
+    answers = {n.id: n.answer for n in result.get("nodes", [])}
     if references:
         lines = [
-            f"[{ref.n}] *{ref.title}*: “{quoted(ref.text)}” — "
+            f"[{ref.n}] *{ref.title}*: “{excerpt(ref.text, answers.get(ref.node, ''))}” — "
             f"{VERDICTS.get(ref.support or '', 'not checked')}"
             + (" (cited by searchain)" if ref.inserted else "")
             for ref in references
@@ -197,6 +196,24 @@ def answer_markdown(result: dict[str, Any]) -> str:
     if notes:
         parts.append("\n\n".join(f"> {note}" for note in notes))
     return "\n\n".join(parts)
+
+
+def step_source(node: Any) -> str:
+    """Where a step's answer came from, in words (a rejected correction named)."""
+    if node.rejected:
+        return f"the model's answer, kept by a person over the passage's **{node.rejected}**"
+    return SOURCES.get(node.source or "", str(node.source))
+
+
+def excerpt(text: str, answer: str, limit: int = EXCERPT) -> str:
+    """The passage's sentence that holds ``answer`` (else its start), cut at ``limit``."""
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
+    needle = answer.strip(" .").lower()
+    found = next((s for s in sentences if needle and needle in s.lower()), None)
+    if found is None:
+        return quoted(text, limit)
+    start = sentences.index(found)
+    return ("…" if start else "") + quoted(" ".join(sentences[start:]), limit)
 
 
 def turn_markdown(turn: Turn) -> str:

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
 import subprocess
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
@@ -46,9 +52,27 @@ class Deployment:
         return get_sync_client(url=self.url, api_key=KEYS[user], timeout=300)
 
 
+CORRECTIONS = {
+    "chains": [
+        "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Cimabue",
+        "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto\n"
+        "[Query 2]: Where was Lorenzo Monaco born?\n[Answer 2]: Siena",
+    ],
+    "trace": "Lorenzo Monaco, born in Siena [2], was influenced by Giotto [1]. So the final "
+    "answer is Giotto.",
+    "reader": "Answer: Giotto\nConfidence: 0.9",
+    "rules": [
+        [r"Question: Where was Lorenzo Monaco born\?\s*$", "Answer: Florence\nConfidence: 0.9"]
+    ],
+}
+"""Two corrections in a row: the reader (sure) corrects Cimabue to Giotto, rightly, then Siena
+to Florence, wrongly (the passage says Siena): one to approve, one to reject."""
+
+
 def choices(work: Path) -> dict[str, Path]:
     """The deployment's named scripts: `load` (8 first calls meet), `kill` (2 attempts meet,
-    logged), `hold` (waits for `hold.release`), `cimabue` (answers Cimabue, its reader unsure)."""
+    logged), `hold` (waits for `hold.release`), `corrections` (two corrections, see
+    :data:`CORRECTIONS`), `cimabue` (answers Cimabue, its reader unsure)."""
     for name in ("barrier-load", "barrier-kill"):
         (work / name).mkdir(exist_ok=True)
     return {
@@ -67,6 +91,7 @@ def choices(work: Path) -> dict[str, Path]:
             hold_from=1,
             release=str(work / "hold.release"),
         ),
+        "corrections": write_script(work / "corrections.json", **CORRECTIONS),
         "cimabue": write_script(
             work / "cimabue.json",
             chains=["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Cimabue"],
@@ -110,3 +135,51 @@ def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
     subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=120)
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+LANGGRAPH = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "langgraph"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def langgraph_dev(work: Path, env: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
+    """The real ``langgraph dev`` serving this checkout's graphs from ``work``: ``(url, work)``.
+
+    ``env`` adds to the environment (the graphs' default settings, ``SEARCHAIN_*``). Stopped
+    afterwards, and its log never warns about or blocks searchain's state types.
+    """
+    exe = str(LANGGRAPH) if LANGGRAPH.exists() else shutil.which("langgraph")
+    require(exe is not None, "langgraph-cli[inmem] is not installed (make install)", extra="studio")
+    require_module("langgraph_sdk", "studio")
+    shutil.copy(ROOT / "langgraph.json", work / "langgraph.json")
+    (work / "searchain").symlink_to(ROOT / "searchain")  # the graph path in langgraph.json
+    port = free_port()
+    log = (work / "server.log").open("w")
+    # --n-jobs-per-worker as docs/conversations.md says: else runs queue one by one.
+    command = [exe, "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
+               "--no-reload", "--n-jobs-per-worker", "10"]  # fmt: skip
+    proc = subprocess.Popen(
+        command, cwd=work, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+        assert proc.poll() is None, (work / "server.log").read_text()[-2000:]
+    else:
+        proc.kill()
+        pytest.fail("langgraph dev did not answer /ok in 120 s")
+    yield url, work
+    proc.terminate()
+    proc.wait(timeout=30)
+    log_text = (work / "server.log").read_text()
+    assert "unregistered type" not in log_text and "Blocked deserialization" not in log_text

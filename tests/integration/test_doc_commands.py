@@ -43,6 +43,8 @@ NOT_RUN = {
     r"langgraph dev": "starts a server (tests/integration/test_studio.py serves it)",
     r"^cat > keys\.toml": "the key file (test_docs checks the one it writes)",
     r"scripts/server\.sh start": "starts the team server (tests/integration/test_server.py)",
+    r"^scripts/chat\.sh start": "starts Agent Chat UI in front of a running server "
+    "(tests/integration/test_chat_ui.py)",
 }
 """A line matching the pattern is not run here, for the reason given."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,13 +22,13 @@ from searchain.context import Context
 from searchain.graph.searchain import build_graph
 from searchain.output import result_to_json
 from searchain.page import write_page
+from tests.browser import chromium
 from tests.conftest import (
     PASSAGES,
     ScriptedReplies,
     TableReader,
     TableRetriever,
     require,
-    require_module,
 )
 from tests.unit.nodes.searchain.test_graph import Q1, Q2, Q3, TRACE, UNSOLVED, Q
 
@@ -92,32 +91,7 @@ def page(thread_results, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    require_module("selenium", "dev")
-    require(
-        bool(shutil.which("chromium")) and bool(shutil.which("chromedriver")),
-        "no Chromium: scripts/browser.sh installs Debian's chromium and chromium-driver",
-    )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1024,900",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
-    driver.set_page_load_timeout(120)
-    yield driver
-    driver.quit()
+    yield from chromium(tmp_path_factory.mktemp("chromium"))
 
 
 def test_the_thread_has_both_questions_with_every_kind_of_node(thread_results):

@@ -190,31 +190,31 @@ def test_approval_through_the_cli(setup, tmp_path):
     first = searchain(*args)
     assert first.returncode == 0, first.stderr
     waiting = json.loads(first.stdout)
-    assert waiting["thread"] == "ap" and waiting["waiting_for"]["llm_answer"] == "Zeus"
-    assert waiting["waiting_for"]["passage"]["id"]
+    [action] = waiting["waiting_for"]["action_requests"]  # LangChain's human-in-the-loop shape
+    assert waiting["thread"] == "ap" and action["args"]["model_answer"] == "Zeus"
+    title, _, text = action["args"]["passage"].partition(": ")
     assert "waiting for approval" in searchain("threads", "--db", str(db)).stdout
     undecided = searchain("resume", "ap", "--db", str(db))
     assert undecided.returncode == 1 and "--approve or --reject" in undecided.stderr
     # Issue 33, cases 6 and 10: the pause named a passage id only, and a waiting thread was a
     # dead end (show sent to resume, which wanted a decision before anything could be seen).
     assert "see it and its passage with `searchain show ap`" in undecided.stderr
-    passage = waiting["waiting_for"]["passage"]
     shown = searchain("show", "ap", "--db", str(db))
     assert shown.returncode == 0, shown.stderr
     assert "Correction waiting for approval on Who influenced Lorenzo Monaco?" in shown.stdout
-    assert passage["text"][:40] in shown.stdout and "Tree-of-Reasoning" in shown.stdout
+    assert title and text[:40] in shown.stdout and "Tree-of-Reasoning" in shown.stdout
     both = searchain("resume", "ap", "--db", str(db), "--approve", "--reject")
     assert both.returncode == 1 and "not both" in both.stderr
     plain = searchain(*[a for a in args if a != "--json"][:-5], "--thread", "ap2", "--theta",
                       "-100", "--approve-corrections")  # fmt: skip
     assert plain.returncode == 0, plain.stderr
     assert "Correction waiting for approval" in plain.stdout  # not an empty stdout
-    assert passage["text"][:40] in plain.stdout and "resume ap2 --approve" in plain.stdout
+    assert text[:40] in plain.stdout and "resume ap2 --approve" in plain.stdout
     done = searchain("resume", "ap", "--db", str(db), "--reject", "--json")
     assert done.returncode == 0, done.stderr
     node = json.loads(done.stdout)["nodes"][0]
     assert node["source"] == "llm" and node["answer"] == "Zeus"
-    assert node["rejected"] == waiting["waiting_for"]["reader_answer"]
+    assert node["rejected"] == action["args"]["answer"]
 
 
 @pytest.mark.parametrize("attempt", [1, 2])

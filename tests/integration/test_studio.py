@@ -3,76 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import subprocess
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, require, require_module
+from tests.conftest import require_module
 from tests.integration.test_cli import searchain
-from tests.server import write_script
+from tests.server import langgraph_dev, write_script
 from tests.tiny_models import make_dpr_reader
-
-LANGGRAPH = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "langgraph"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    exe = str(LANGGRAPH) if LANGGRAPH.exists() else shutil.which("langgraph")
-    require(exe is not None, "langgraph-cli[inmem] is not installed (make install)", extra="studio")
-    require_module("langgraph_sdk", "studio")
-    work = tmp_path_factory.mktemp("studio")
-    shutil.copy(ROOT / "langgraph.json", work / "langgraph.json")
-    (work / "searchain").symlink_to(ROOT / "searchain")  # the graph path in langgraph.json
-    port = free_port()
-    log = (work / "server.log").open("w")
-    proc = subprocess.Popen(
-        [
-            exe,
-            "dev",
-            "--port",
-            str(port),
-            "--host",
-            "127.0.0.1",
-            "--no-browser",
-            "--no-reload",
-            "--n-jobs-per-worker",  # as docs/conversations.md says: else runs queue one by one
-            "10",
-        ],
-        cwd=work,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-        assert proc.poll() is None, (work / "server.log").read_text()[-2000:]
-    else:
-        proc.kill()
-        pytest.fail("langgraph dev did not answer /ok in 120 s")
-    yield url, work
-    proc.terminate()
-    proc.wait(timeout=30)
-    log_text = (work / "server.log").read_text()
-    # searchain's state types are registered: the server never warns about or blocks them.
-    assert "unregistered type" not in log_text and "Blocked deserialization" not in log_text
+    yield from langgraph_dev(tmp_path_factory.mktemp("studio"))
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +42,7 @@ def test_studio_serves_the_graph_and_runs_it_with_streaming(server, demo_index):
     client = get_sync_client(url=url)
     [assistant] = [a for a in client.assistants.search() if a["graph_id"] == "searchain"]
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
-    assert set(schemas["input_schema"]["properties"]) == {"question", "task", "edit"}
+    assert set(schemas["input_schema"]["properties"]) == {"question", "task", "edit", "messages"}
     context_props = schemas["context_schema"]["properties"]
     assert context_props["r_max"]["default"] == 5 and context_props["r_max"]["description"]
     assert context_props["llm"]["type"] == "string"  # objects are hidden from the form
@@ -122,7 +64,7 @@ def test_studio_serves_the_graph_and_runs_it_with_streaming(server, demo_index):
     events = [c.data["event"] for c in chunks if c.event == "custom"]
     updates = [next(iter(c.data)) for c in chunks if c.event == "updates"]
     assert events[0] == "round_started" and events[-1] == "trace_done"
-    assert updates[0] == "generate_coq" and updates[-1] == "trace"
+    assert updates[:2] == ["receive", "generate_coq"] and updates[-1] == "trace"
     assert not [c for c in chunks if c.event == "error"], chunks
 
     state = client.threads.get_state(thread["thread_id"])["values"]
@@ -158,7 +100,8 @@ def test_an_approval_resumed_without_context_keeps_the_threads_settings(server, 
     client.runs.wait(thread, "searchain", input=question, context=context)
     state = client.threads.get_state(thread)
     [pending] = state["interrupts"]
-    assert pending["value"]["llm_answer"] == "Zeus" and pending["value"]["reader_answer"]
+    args = pending["value"]["action_requests"][0]["args"]
+    assert args["model_answer"] == "Zeus" and args["answer"]
     assert state["values"]["settings"]["approve_corrections"] is True
 
     out = client.runs.wait(thread, "searchain", command={"resume": "approve"})

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs COMMAND with every server the test suite needs, started before it and stopped after it,
+# whatever happens: what `make test` runs (scripts/test.sh .venv/bin/pytest), and .ci/run.
+#
+#   scripts/test.sh COMMAND [ARG...]
+#
+# Started: PostgreSQL, Elasticsearch (one node and a 3-node cluster), Debian's Chromium with
+# axe-core, the team server's environment with Redis, and Agent Chat UI's build (the tests start
+# the team server, `langgraph dev` and Agent Chat UI themselves). Their URLs reach the tests as
+# SEARCHAIN_TEST_* variables. The first time, fetching and building them takes a few minutes.
+#
+# Settings (environment):
+#   SEARCHAIN_TEST_SERVERS=none   run COMMAND alone: the tests that need a server skip (or, under
+#                                 CI=true, fail)
+#   ES_BASE, PG_BASE              where Elasticsearch is unpacked and PostgreSQL's clusters live
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Already inside a run of this script (.ci/run wraps `make test` and the floors check in one).
+if [ "${SEARCHAIN_TEST_SERVERS:-}" = none ] || [ -n "${SEARCHAIN_TEST_SERVERS_UP:-}" ]; then
+  exec "$@"
+fi
+
+ES_BASE="${ES_BASE:-/tmp/searchain-ci-es}"  # the unpacked server is reused; state is removed on stop
+PG_BASE="${PG_BASE:-/tmp/searchain-ci-pg}"  # a new cluster every run, removed on stop
+export ES_BASE PG_BASE
+ES_CLUSTER_STATE="$ES_BASE/cluster"  # a 3-node cluster beside the single node, same server files
+stop_all() {
+  scripts/elasticsearch.sh stop || true
+  ES_STATE="$ES_CLUSTER_STATE" scripts/elasticsearch.sh stop || true
+  scripts/postgres.sh stop || true
+}
+trap stop_all EXIT
+
+started=$SECONDS
+SEARCHAIN_TEST_POSTGRES_URL="$(scripts/postgres.sh start)"
+export SEARCHAIN_TEST_POSTGRES_URL
+echo "PostgreSQL for the tests: $SEARCHAIN_TEST_POSTGRES_URL ($((SECONDS - started)) s to install and start)"
+
+started=$SECONDS
+SEARCHAIN_TEST_ES_URL="$(scripts/elasticsearch.sh start)"
+export SEARCHAIN_TEST_ES_URL
+echo "Elasticsearch for the tests: $SEARCHAIN_TEST_ES_URL ($((SECONDS - started)) s to fetch and start)"
+
+started=$SECONDS
+SEARCHAIN_TEST_ES_CLUSTER="$(ES_STATE="$ES_CLUSTER_STATE" ES_HEAP=256m scripts/elasticsearch.sh start --nodes 3)"
+export SEARCHAIN_TEST_ES_CLUSTER SEARCHAIN_TEST_ES_CLUSTER_BASE="$ES_BASE" SEARCHAIN_TEST_ES_CLUSTER_STATE="$ES_CLUSTER_STATE"
+echo "Elasticsearch 3-node cluster for the tests: $SEARCHAIN_TEST_ES_CLUSTER ($((SECONDS - started)) s to start)"
+
+started=$SECONDS
+SEARCHAIN_TEST_AXE="$(scripts/browser.sh)"
+export SEARCHAIN_TEST_AXE
+echo "Chromium and axe-core for the page tests: $SEARCHAIN_TEST_AXE ($((SECONDS - started)) s to install)"
+
+started=$SECONDS
+scripts/server.sh install  # the self-hosted server's own environment (Python >= 3.12) and Redis
+echo "The self-hosted server's environment and Redis: $((SECONDS - started)) s to install"
+
+started=$SECONDS
+scripts/chat.sh build >/dev/null
+echo "Agent Chat UI for the chat tests: $((SECONDS - started)) s to install and build"
+
+export SEARCHAIN_TEST_SERVERS_UP=1
+"$@"

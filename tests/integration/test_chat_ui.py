@@ -1,0 +1,253 @@
+"""A person chats with searchain in LangChain's real Agent Chat UI, in headless Chromium.
+
+Agent Chat UI (``../shared/peers/agent-chat-ui.tar.gz``, unchanged but for its font; built and
+started by ``scripts/chat.sh``) against (a) ``langgraph dev`` and (b) the team server with API
+keys: a question is answered with its citations and references; a follow-up in the same thread
+is answered; the thread list shows earlier threads and a reload shows the whole conversation;
+with ``approve_corrections`` one correction is approved and another rejected from the UI, and
+the answer is re-planned; a second user's key sees none of the first's threads. Each state is
+saved as a screenshot under ``docs/chat/`` (``SEARCHAIN_SCREENSHOTS`` elsewhere).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser import chromium
+from tests.conftest import ROOT, require
+from tests.integration.test_cli import searchain
+from tests.server import CORRECTIONS, KEYS, langgraph_dev, write_script
+
+CHAT = str(ROOT / "scripts" / "chat.sh")
+TARBALL = Path(os.environ.get("CHAT_UI_TARBALL", ROOT.parent / "shared/peers/agent-chat-ui.tar.gz"))
+SHOTS = Path(os.environ.get("SEARCHAIN_SCREENSHOTS", ROOT / "docs" / "chat"))
+QUESTION = "Who influenced Lorenzo Monaco?"
+FOLLOW = "Where was Lorenzo Monaco born?"
+BOB = "Which painter influenced Lorenzo Monaco?"
+WAIT = 180
+"""Seconds to wait for the page to show what a step brings (generous: a busy machine)."""
+PROMPT_MARKS = ("[Query 1]", "Construct a global reasoning chain", "[Final Content]")
+"""Text of the LLM's own conversation, which the person never sees."""
+
+
+@pytest.fixture(scope="module")
+def dev_server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
+    """``langgraph dev`` answering with scripts (``work/corrections.json`` among them)."""
+    work = tmp_path_factory.mktemp("chat-dev")
+    assert searchain("index", "--demo", "--index", str(work / "index")).returncode == 0
+    env = {
+        "SEARCHAIN_INDEX": str(work / "index"),
+        "SEARCHAIN_LLM": f"scripted:{write_script(work / 'script.json')}",
+        "SEARCHAIN_READER": "llm",
+    }
+    write_script(work / "corrections.json", **CORRECTIONS)
+    yield from langgraph_dev(work, env)
+
+
+@pytest.fixture(scope="module")
+def chat_ui(dev_server, tmp_path_factory) -> Iterator[str]:
+    """Agent Chat UI's base URL, started by scripts/chat.sh (built once per tarball)."""
+    require(TARBALL.is_file(), f"no Agent Chat UI at {TARBALL}: set CHAT_UI_TARBALL")
+    require(shutil.which("npm") is not None, "no npm: install Node.js (>= 20) and npm")
+    env = {**os.environ, "CHAT_UI_STATE": str(tmp_path_factory.mktemp("chat-ui")),
+           "CHAT_UI_TARBALL": str(TARBALL)}  # fmt: skip
+    started = subprocess.run(
+        [CHAT, "start", dev_server[0]], env=env, capture_output=True, text=True, timeout=1200
+    )
+    assert started.returncode == 0, started.stderr[-3000:]
+    url = started.stdout.strip().splitlines()[-1]
+    assert "apiUrl=" in url and "assistantId=searchain" in url
+    yield url.split("/?")[0]
+    subprocess.run([CHAT, "stop"], env=env, capture_output=True, timeout=120)
+
+
+@dataclass
+class Chat:
+    """One person's browser on Agent Chat UI."""
+
+    driver: Any
+    base: str
+
+    def open(self, api_url: str, assistant: str, **params: str) -> None:
+        query = urllib.parse.urlencode({"apiUrl": api_url, "assistantId": assistant, **params})
+        self.driver.get(f"{self.base}/?{query}")
+        self.wait_for_element("textarea")
+
+    def sign_in(self, api_url: str, assistant: str, key: str) -> None:
+        """The UI's own set-up form, as a team member fills it in: server, assistant, key."""
+        from selenium.webdriver.common.by import By
+
+        self.driver.get(f"{self.base}/?{urllib.parse.urlencode({'apiUrl': api_url})}")
+        self.wait_for_element("input#assistantId")
+        for field, value in (("assistantId", assistant), ("apiKey", key)):
+            element = self.driver.find_element(By.ID, field)
+            element.clear()
+            element.send_keys(value)
+        self.driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        self.wait_for_element("textarea")
+
+    def ask(self, question: str) -> None:
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+
+        box = self.driver.find_element(By.CSS_SELECTOR, "textarea")
+        box.send_keys(question)
+        box.send_keys(Keys.ENTER)
+
+    def text(self) -> str:
+        from selenium.webdriver.common.by import By
+
+        return self.driver.find_element(By.TAG_NAME, "body").text
+
+    def wait_until(self, condition, what: str) -> None:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(self.driver, WAIT, poll_frequency=0.25).until(
+            lambda _: condition(self.text()), message=f"{what}; the page shows:\n{self.text()}"
+        )
+
+    def wait_for_element(self, css: str) -> None:
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(self.driver, WAIT).until(
+            expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css))
+        )
+
+    def answers(self) -> int:
+        return self.text().count("Answer: ")
+
+    def button(self, label: str) -> Any:
+        from selenium.webdriver.common.by import By
+
+        found = [b for b in self.driver.find_elements(By.TAG_NAME, "button") if b.text == label]
+        assert found, f"no {label!r} button; the page shows:\n{self.text()}"
+        return found[0]
+
+    def shot(self, name: str) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        return path
+
+    def thread_id(self) -> str:
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(self.driver.current_url).query)
+        return query["threadId"][0]
+
+
+def never_internal(text: str) -> str:
+    assert not [mark for mark in PROMPT_MARKS if mark in text], text
+    return text
+
+
+@pytest.fixture
+def chat(chat_ui, tmp_path) -> Iterator[Chat]:
+    for driver in chromium(tmp_path / "profile", width=1400, height=1000):
+        yield Chat(driver, chat_ui)
+
+
+def converse(chat: Chat, name: str) -> str:
+    """Ask, see the answer; ask a follow-up, see it; reload, see both: the thread's id."""
+    chat.ask(QUESTION)
+    chat.wait_until(lambda t: "References" in t and chat.answers() == 1, "no answer")
+    text = never_internal(chat.text())
+    assert "Answer: Giotto" in text and "influenced by Giotto [1]" in text
+    assert "[1] Lorenzo Monaco: “" in text and "states the step's answer" in text
+    chat.shot(f"{name}-answer")
+    chat.ask(FOLLOW)
+    chat.wait_until(lambda t: chat.answers() == 2, "no answer to the follow-up")
+    thread = chat.thread_id()
+    chat.driver.refresh()  # the whole conversation comes back from the server
+    chat.wait_until(lambda t: chat.answers() == 2 and FOLLOW in t, "the reload lost turns")
+    text = never_internal(chat.text())
+    assert text.index(QUESTION) < text.index(FOLLOW)
+    chat.shot(f"{name}-follow-up")
+    return thread
+
+
+def decide(chat: Chat, name: str) -> None:
+    """Approve the first correction, reject the second with a reason; see the re-planned answer."""
+    from selenium.webdriver.common.by import By
+
+    chat.ask(QUESTION)
+    chat.wait_until(lambda t: "Submit rejection" in t and "Cimabue" in t, "no first correction")
+    chat.shot(f"{name}-correction")
+    chat.button("Approve").click()
+    chat.wait_until(
+        lambda t: "Where was Lorenzo Monaco born?" in t and "Submit rejection" in t,
+        "no second correction",
+    )
+    assert "corrected, the model re-plans" in chat.text()  # the progress so far
+    reason = chat.driver.find_element(By.CSS_SELECTOR, "textarea[placeholder^='Share feedback']")
+    reason.send_keys("The passage says he was born in Siena.")
+    chat.button("Submit rejection").click()
+    chat.wait_until(lambda t: "References" in t and "Answer: Giotto" in t, "no re-planned answer")
+    text = never_internal(chat.text())
+    assert "Who influenced Lorenzo Monaco? → Giotto (corrected from the passage)" in text
+    assert (
+        "Where was Lorenzo Monaco born? → Siena (the model's answer, kept by a person over the "
+        "passage's Florence)" in text
+    )
+    chat.shot(f"{name}-decided")
+
+
+def test_on_langgraph_dev(chat, dev_server):
+    from langgraph_sdk import get_sync_client
+
+    dev_server, work = dev_server
+    chat.open(dev_server, "searchain")
+    thread = converse(chat, "dev")
+    chat.open(dev_server, "searchain", chatHistoryOpen="true")
+    chat.wait_until(lambda t: "Thread History" in t and QUESTION in t, "no thread in the list")
+    chat.shot("dev-threads")
+
+    client = get_sync_client(url=dev_server)
+    values = client.threads.get_state(thread)["values"]
+    assert [m["type"] for m in values["messages"]] == ["human", "ai", "human", "ai"]
+    assistant = client.assistants.create(
+        "searchain",
+        context={"approve_corrections": True, "llm": f"scripted:{work / 'corrections.json'}"},
+        name="searchain, corrections approved",
+    )
+    chat.open(dev_server, assistant["assistant_id"])
+    decide(chat, "dev")
+    nodes = client.threads.get_state(chat.thread_id())["values"]["nodes"]
+    assert [(n["source"], n["rejected"]) for n in nodes] == [("corrected", ""), ("llm", "Florence")]
+
+
+def test_on_the_team_server(chat, deployment, chat_ui, tmp_path):
+    chat.sign_in(deployment.url, "searchain", KEYS["alice"])
+    first = converse(chat, "team")
+    alice = deployment.client("alice")
+    assistant = alice.assistants.create(
+        "searchain", context={"approve_corrections": True, "llm": "corrections"}
+    )
+    chat.open(deployment.url, assistant["assistant_id"])
+    decide(chat, "team")
+    second = chat.thread_id()
+    # Aegra's thread search returns no values, so the UI names each thread by its id.
+    chat.open(deployment.url, "searchain", chatHistoryOpen="true")
+    chat.wait_until(lambda t: first in t, "alice's first thread is not listed")
+    chat.shot("team-threads")
+
+    # Bob, in his own browser with his own key, sees his thread and none of Alice's.
+    for driver in chromium(tmp_path / "bob", width=1400, height=1000):
+        bob = Chat(driver, chat_ui)
+        bob.sign_in(deployment.url, "searchain", KEYS["bob"])
+        bob.ask(BOB)
+        bob.wait_until(lambda t: "References" in t, "no answer for bob")
+        own = bob.thread_id()
+        bob.open(deployment.url, "searchain", chatHistoryOpen="true")
+        bob.wait_until(lambda t: own in t, "bob's thread is not listed")
+        assert first not in bob.text() and second not in bob.text()
+        bob.shot("team-other-user")

@@ -225,7 +225,13 @@ def test_on_langgraph_dev(chat, dev_server):
     assert [(n["source"], n["rejected"]) for n in nodes] == [("corrected", ""), ("llm", "Florence")]
 
 
-def test_on_the_team_server(chat, deployment, chat_ui, tmp_path):
+@pytest.fixture
+def other_browser(tmp_path) -> Iterator[Any]:
+    """A second person's browser: its own profile, so its own stored key."""
+    yield from chromium(tmp_path / "other", width=1400, height=1000)
+
+
+def test_on_the_team_server(chat, deployment, chat_ui, other_browser):
     chat.sign_in(deployment.url, "searchain", KEYS["alice"])
     first = converse(chat, "team")
     alice = deployment.client("alice")
@@ -241,13 +247,12 @@ def test_on_the_team_server(chat, deployment, chat_ui, tmp_path):
     chat.shot("team-threads")
 
     # Bob, in his own browser with his own key, sees his thread and none of Alice's.
-    for driver in chromium(tmp_path / "bob", width=1400, height=1000):
-        bob = Chat(driver, chat_ui)
-        bob.sign_in(deployment.url, "searchain", KEYS["bob"])
-        bob.ask(BOB)
-        bob.wait_until(lambda t: "References" in t, "no answer for bob")
-        own = bob.thread_id()
-        bob.open(deployment.url, "searchain", chatHistoryOpen="true")
-        bob.wait_until(lambda t: own in t, "bob's thread is not listed")
-        assert first not in bob.text() and second not in bob.text()
-        bob.shot("team-other-user")
+    bob = Chat(other_browser, chat_ui)
+    bob.sign_in(deployment.url, "searchain", KEYS["bob"])
+    bob.ask(BOB)
+    bob.wait_until(lambda t: "References" in t, "no answer for bob")
+    own = bob.thread_id()
+    bob.open(deployment.url, "searchain", chatHistoryOpen="true")
+    bob.wait_until(lambda t: own in t, "bob's thread is not listed")
+    assert first not in bob.text() and second not in bob.text()
+    bob.shot("team-other-user")

@@ -146,7 +146,16 @@ def test_ircot_answers_in_the_conversation_and_a_follow_up_starts_afresh(passage
         replies=["So the answer is Toronto.", "Toronto", "So the answer is x.", "x"]
     )
     ctx = Context(llm=llm, retriever=retriever, ircot_k=1)
-    first = graph.invoke({"messages": [HumanMessage(Q)]}, config("i"), context=ctx)
+    shown = [
+        [m.text for m in values.get("messages", []) if m.type == "ai"]
+        for values in graph.stream(
+            {"messages": [HumanMessage(Q)]}, config("i"), context=ctx, stream_mode="values"
+        )
+    ]
+    first = graph.get_state(config("i")).values
+    progress = [texts[0] for texts in shown if texts and texts[0].startswith("_Working")]
+    assert "Searched “" in progress[0] and "*Kevin Drew*" in progress[0]
+    assert "Step 1: So the answer is Toronto." in progress[-1]
     second = graph.invoke({"question": FOLLOW}, config("i"), context=ctx)
     [(_, q1), (_, a1), (_, q2), (_, a2)] = person(second["messages"])
     assert (q1, q2) == (Q, FOLLOW) and a1.startswith("**Answer:** Toronto")

@@ -8,6 +8,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of
+from searchain.conversation import progress
 from searchain.events import emit
 from searchain.nodes.shared import ANSWER_MARK
 from searchain.prompts.ircot import build_prompt, load_demos
@@ -42,7 +43,8 @@ def ircot_reason(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, 
     sentences = split_sentences(strip_tags(reply))
     sentence = sentences[0] if sentences else ""
     emit(runtime, "ircot_reasoned", step=state.steps + 1, sentence=sentence)
-    return {"cot": [*state.cot, sentence], "steps": state.steps + 1}
+    said = f"Step {state.steps + 1}: {sentence}" if sentence else "The model wrote no sentence"
+    return {"cot": [*state.cot, sentence], "steps": state.steps + 1, **progress(state, said)}
 
 
 def route_reason(

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, thread_settings
+from searchain.conversation import progress
 from searchain.events import emit
 from searchain.nodes.shared import retrieve
 from searchain.state import ReasoningState
@@ -25,10 +26,12 @@ def ircot_retrieve(state: ReasoningState, runtime: Runtime[Context]) -> dict[str
     found = retrieve(ctx, query, k, state.paragraphs)
     collected = [*state.paragraphs, *found][: ctx.ircot_max_paragraphs]
     emit(runtime, "ircot_retrieved", query=query, paragraphs=len(collected))
+    titles = ", ".join(f"*{p.title}*" for p in collected[len(state.paragraphs) :])
     return {
         "paragraphs": collected,
         "queries": [*state.queries, query],
         "settings": thread_settings(ctx),
+        **progress(state, f"Searched “{query}”: {titles or 'nothing new'}"),
     }
 
 

@@ -205,7 +205,7 @@ class BM25Index:
         path = Path(path)
         if not path.exists() and os.access(path.parent, os.W_OK):
             recover(path)  # a replacement a crash interrupted: restore the index first
-        for _ in range(3):  # bounded: the link can move on only so often while we open
+        for _ in range(20):  # bounded; a reader preempted on a busy machine sees many versions go
             root = path.resolve()  # every file from one version, even if the link switches now
             try:
                 return cls._open_version(path, root, mmap=mmap)

@@ -6,7 +6,8 @@ keys: a question is answered with its citations and references; a follow-up in t
 is answered; the thread list shows earlier threads and a reload shows the whole conversation;
 with ``approve_corrections`` one correction is approved and another rejected from the UI, and
 the answer is re-planned; a second user's key sees none of the first's threads. Each state is
-saved as a screenshot under ``docs/chat/`` (``SEARCHAIN_SCREENSHOTS`` elsewhere).
+saved as a screenshot in ``SEARCHAIN_SCREENSHOTS`` (docs/chat/ holds the ones made with
+``SEARCHAIN_SCREENSHOTS=docs/chat``), else in the test's scratch directory.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from tests.server import CORRECTIONS, KEYS, langgraph_dev, write_script
 
 CHAT = str(ROOT / "scripts" / "chat.sh")
 TARBALL = Path(os.environ.get("CHAT_UI_TARBALL", ROOT.parent / "shared/peers/agent-chat-ui.tar.gz"))
-SHOTS = Path(os.environ.get("SEARCHAIN_SCREENSHOTS", ROOT / "docs" / "chat"))
 QUESTION = "Who influenced Lorenzo Monaco?"
 FOLLOW = "Where was Lorenzo Monaco born?"
 BOB = "Which painter influenced Lorenzo Monaco?"
@@ -70,12 +70,20 @@ def chat_ui(dev_server, tmp_path_factory) -> Iterator[str]:
     subprocess.run([CHAT, "stop"], env=env, capture_output=True, timeout=120)
 
 
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    """Where the screenshots go (``SEARCHAIN_SCREENSHOTS``, else a scratch directory)."""
+    chosen = os.environ.get("SEARCHAIN_SCREENSHOTS")
+    return Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+
+
 @dataclass
 class Chat:
     """One person's browser on Agent Chat UI."""
 
     driver: Any
     base: str
+    shots: Path
 
     def open(self, api_url: str, assistant: str, **params: str) -> None:
         query = urllib.parse.urlencode({"apiUrl": api_url, "assistantId": assistant, **params})
@@ -135,9 +143,14 @@ class Chat:
         return found[0]
 
     def shot(self, name: str) -> Path:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        path = SHOTS / f"{name}.png"
+        """A screenshot of the page as it is, which shows something (not one flat colour)."""
+        from PIL import Image
+
+        self.shots.mkdir(parents=True, exist_ok=True)
+        path = self.shots / f"{name}.png"
         self.driver.save_screenshot(str(path))
+        with Image.open(path) as image:
+            assert image.convert("L").getextrema()[0] < 128, f"{path} is blank"
         return path
 
     def thread_id(self) -> str:
@@ -151,9 +164,9 @@ def never_internal(text: str) -> str:
 
 
 @pytest.fixture
-def chat(chat_ui, tmp_path) -> Iterator[Chat]:
+def chat(chat_ui, shots, tmp_path) -> Iterator[Chat]:
     for driver in chromium(tmp_path / "profile", width=1400, height=1000):
-        yield Chat(driver, chat_ui)
+        yield Chat(driver, chat_ui, shots)
 
 
 def converse(chat: Chat, name: str) -> str:
@@ -231,7 +244,7 @@ def other_browser(tmp_path) -> Iterator[Any]:
     yield from chromium(tmp_path / "other", width=1400, height=1000)
 
 
-def test_on_the_team_server(chat, deployment, chat_ui, other_browser):
+def test_on_the_team_server(chat, deployment, chat_ui, other_browser, shots):
     chat.sign_in(deployment.url, "searchain", KEYS["alice"])
     first = converse(chat, "team")
     alice = deployment.client("alice")
@@ -247,7 +260,7 @@ def test_on_the_team_server(chat, deployment, chat_ui, other_browser):
     chat.shot("team-threads")
 
     # Bob, in his own browser with his own key, sees his thread and none of Alice's.
-    bob = Chat(other_browser, chat_ui)
+    bob = Chat(other_browser, chat_ui, shots)
     bob.sign_in(deployment.url, "searchain", KEYS["bob"])
     bob.ask(BOB)
     bob.wait_until(lambda t: "References" in t, "no answer for bob")

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, context_verifier
@@ -73,14 +74,16 @@ def edit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         feedback_template("edit"), query=node.query, answer=answer, question=state.question_asked
     )
     emit(runtime, "node_edited", node=node.id, before=node.answer, after=answer)
-    state = replace(state, reply_id=new_reply_id(), progress=[])  # the edit gets a reply of its own
+    # In the person's conversation the edit is theirs to say, and gets a reply of its own.
+    state = replace(state, reply_id=new_reply_id(), progress=[])
+    said = progress(state, f"Step {step} · {node.query} — your answer **{answer}**; re-planning")
+    if said:
+        said["messages"] = [HumanMessage(f"{node.query} {answer}"), *said["messages"]]
     return {
         "reply_id": state.reply_id,
         "nodes": nodes,
         "llm_messages": [prompt_turn(feedback)],
         "stop_reason": "",
         **untraced(),
-        **progress(
-            state, f"Step {step} · {node.query} — your answer **{answer}**; the model re-plans"
-        ),
+        **said,
     }

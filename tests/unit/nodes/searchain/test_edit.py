@@ -56,6 +56,10 @@ def test_an_edit_re_plans_from_the_step_as_a_correction_would(finished):
     assert len(llm.calls[2]) == 3  # prompt, first chain, feedback
     assert out["answer"] == "the gare" and [r.n for r in out["references"]] == [1, 2]
     assert retriever.queries == [Q1, Q2, Q3, MONTREAL_BUS]  # only the new query was searched
+    # In the person's conversation: the question, its answer, the edit, the re-planned answer.
+    said = [(m.type, m.text) for m in out["messages"]]
+    assert [kind for kind, _ in said] == ["human", "ai", "human", "ai"]
+    assert said[2][1] == f"{Q2} Montreal" and said[3][1].startswith("**Answer:** the gare")
     # A follow-up question afterwards is a new turn, no edit lingering.
     llm.replies += [f"[Query 1]: {Q1}\n[Answer 1]: Kevin Drew.", "Drew [1]."]
     after = graph.invoke({"question": "Who made Spirit If...?"}, CONFIG, context=context)

@@ -74,7 +74,8 @@ start() {
   local encoded; encoded="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$api_url")"
   local url="http://127.0.0.1:$port/?apiUrl=$encoded&assistantId=$assistant"
   echo "$url" > "$STATE/url"
-  log "Agent Chat UI for $api_url ($assistant); on a team server, give your API key in its form"
+  log "Agent Chat UI for $api_url ($assistant); for a team server, open it without"
+  log "  &assistantId=...: its form takes the assistant and your API key"
   echo "$url"
 }
 
@@ -84,6 +85,9 @@ stop() {
     kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -KILL -- "-$pid" 2>/dev/null || true
+    log "stopped Agent Chat UI"
+  else
+    log "no Agent Chat UI was running (state: $STATE)"
   fi
   rm -rf "$STATE"
 }

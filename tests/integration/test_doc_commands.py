@@ -129,7 +129,7 @@ def runnable() -> list[tuple[str, str]]:
 def test_only_the_lines_that_need_a_server_or_hours_are_left_out():
     every = shell_lines()
     left_out = {line for _, line in every} - {line for _, line in runnable()}
-    assert len(runnable()) >= 25 and len(left_out) <= 12, left_out
+    assert len(runnable()) >= 25 and len(left_out) <= 13, left_out
     for pattern in NOT_RUN:  # no reason outlives its line
         assert any(re.search(pattern, line) for line in left_out), pattern
 

@@ -34,6 +34,7 @@ from searchain.tools.retrieval.index_files import (
     recover,
 )
 from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
+from searchain.tools.retrieval.vocabulary import MappedVocabulary, ParsedVocabulary
 from searchain.types import Passage
 
 if TYPE_CHECKING:
@@ -110,8 +111,8 @@ def check_bm25_parameters(k1: float, b: float) -> None:
 class ScoreMatrix:
     """The memory-mapped score matrix of an index and the vocabulary that indexes its columns."""
 
-    vocab: dict[str, int]
-    """Term -> column."""
+    vocab: MappedVocabulary | ParsedVocabulary
+    """Term -> column: mapped from disk, or (an index built before that) parsed from JSON."""
     scores: dict[str, np.ndarray]
     """``data``, ``indices``, ``indptr``: the CSC arrays, mapped from disk."""
     term_max: np.ndarray | None
@@ -119,13 +120,20 @@ class ScoreMatrix:
 
     @classmethod
     def load(cls, directory: Path, *, mmap: bool) -> ScoreMatrix:
-        """Read bm25s's layout; arrays are mapped, not read, with ``mmap``."""
+        """Read bm25s's layout; arrays are mapped, not read, with ``mmap``.
+
+        The vocabulary is the mapped one where the index has it (whatever ``mmap`` says: it is
+        what makes opening take milliseconds), else bm25s's JSON.
+        """
         mode = "r" if mmap else None
         scores = {
             name: np.load(directory / f"{name}.csc.index.npy", mmap_mode=mode) for name in ARRAYS
         }
-        with (directory / "vocab.index.json").open(encoding="utf-8") as vocab:
-            terms = json.load(vocab)
+        if MappedVocabulary.present(directory):
+            terms: MappedVocabulary | ParsedVocabulary = MappedVocabulary(directory)
+        else:
+            with (directory / "vocab.index.json").open(encoding="utf-8") as vocab:
+                terms = ParsedVocabulary(json.load(vocab))
         term_max = directory / "term_max.npy"
         maxima = np.load(term_max, mmap_mode=mode) if term_max.is_file() else None
         return cls(terms, scores, maxima)
@@ -180,7 +188,7 @@ class BM25Index:
         """:meth:`search` for many queries at once, scored in parallel on every core."""
         vocab = self._matrix.vocab
         k = max(1, min(k, len(self)))
-        terms = [[vocab[t] for t in self._tokenize(query) if t in vocab] for query in queries]
+        terms = [vocab.columns(self._tokenize(query)) for query in queries]
         if len(queries) == 1:  # one query: no thread pool to start
             docs, scores = self._top_k.search(terms[0], k)
             rows = [(docs, scores)]

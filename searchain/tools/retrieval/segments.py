@@ -27,6 +27,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from searchain.tools.retrieval.vocabulary import write_vocabulary
+
 BYTES_PER_POSTING = 48
 """Peak working memory per buffered token while a segment is sorted (int32 token, int64 keys,
 the sort's copy, counts) and per posting while a term range is merged."""
@@ -135,7 +137,8 @@ class ScoreMatrixBuilder:
         """Write the matrix, as bm25s lays it out, and each term's highest score, to ``directory``.
 
         Files: ``data``/``indices``/``indptr`` ``.csc.index.npy``, ``vocab.index.json``,
-        ``params.index.json`` (what ``bm25s.BM25.load`` reads) and ``term_max.npy``.
+        ``params.index.json`` (what ``bm25s.BM25.load`` reads), ``term_max.npy`` and the mapped
+        vocabulary searchain opens instead of the JSON (:mod:`.vocabulary`).
         """
         self._flush()
         directory.mkdir(parents=True, exist_ok=True)
@@ -190,7 +193,8 @@ class ScoreMatrixBuilder:
         }
         (directory / "params.index.json").write_text(json.dumps(params, indent=1))
         with (directory / "vocab.index.json").open("w", encoding="utf-8") as out:
-            json.dump(self.vocab, out, ensure_ascii=False)
+            json.dump(self.vocab, out, ensure_ascii=False)  # bm25s reads it; searchain maps:
+        write_vocabulary(directory, self.vocab)
         for i in range(self.segments):
             for part in ("docs", "tfs", "terms.npy", "starts.npy"):
                 self._segment(i, part).unlink()

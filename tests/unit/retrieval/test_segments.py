@@ -8,6 +8,7 @@ import pytest
 from searchain.eval.datasets import musique_hops, pooled_corpus
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.segments import MemoryBudgetError, parse_size
+from searchain.tools.retrieval.vocabulary import FILES
 
 MATRIX = ["data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy", "term_max.npy"]
 
@@ -26,7 +27,7 @@ def test_a_tiny_budget_builds_the_same_index_as_one_pass(shared_builds, shared_d
     _, small, whole, stages = shared_builds
     segments = int(stages[0].split(", ")[1].split()[0])
     assert segments >= 10, stages  # the budget forced many segments
-    for name in [*MATRIX, "vocab.index.json"]:
+    for name in [*MATRIX, "vocab.index.json", *FILES]:
         assert (small.path / "bm25" / name).read_bytes() == (
             whole.path / "bm25" / name
         ).read_bytes()

@@ -1,0 +1,73 @@
+"""The mapped vocabulary: every term it was given is found at its column, nothing else is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from searchain import demo_corpus
+from searchain.tools.retrieval import vocabulary
+from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabulary
+
+LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy" / "demo-index"
+"""An index written by the release before the mapped vocabulary (``searchain index --demo``)."""
+
+terms = st.text(min_size=0, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(vocab=st.lists(terms, unique=True, max_size=200), others=st.lists(terms, max_size=50))
+def test_every_term_is_found_at_its_column_and_no_other(tmp_path_factory, vocab, others):
+    directory = tmp_path_factory.mktemp("vocab")
+    columns = {term: 3 * i + 1 for i, term in enumerate(vocab)}
+    write_vocabulary(directory, columns)
+    mapped = MappedVocabulary(directory)
+    assert len(mapped) == len(vocab)
+    assert [mapped.get(term) for term in vocab] == [columns[term] for term in vocab]
+    assert [mapped.get(term) for term in others if term not in columns] == [
+        None for term in others if term not in columns
+    ]
+    assert mapped.columns([*others, *vocab]) == [
+        columns[t] for t in [*others, *vocab] if t in columns
+    ]
+
+
+def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
+    monkeypatch.setattr(vocabulary, "term_hash", lambda term: 7)  # every term collides
+    write_vocabulary(tmp_path, {"giotto": 0, "cimabue": 1, "siena": 2})
+    mapped = MappedVocabulary(tmp_path)
+    assert [mapped.get(t) for t in ("siena", "giotto", "cimabue", "florence")] == [2, 0, 1, None]
+
+
+def test_an_index_holds_the_whole_vocabulary_mapped(tmp_path):
+    index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    bm25 = index.path / "bm25"
+    parsed = json.loads((bm25 / "vocab.index.json").read_text(encoding="utf-8"))
+    mapped = MappedVocabulary(bm25)
+    assert isinstance(index._matrix.vocab, MappedVocabulary)  # opening parses no JSON
+    assert len(parsed) > 3000 and {t: mapped.get(t) for t in parsed} == parsed
+    assert [mapped.get(t) for t in ("zzzqx", "lorenzo monaco", "")] == [None, None, None]
+
+
+def test_an_index_of_the_earlier_layout_opens_and_answers_the_same(tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(LEGACY, old)
+    assert not MappedVocabulary.present(old / "bm25")
+    rebuilt = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "new")
+    loaded = BM25Index.load(old)
+    queries = ["Who influenced Lorenzo Monaco?", "Where was Kevin Drew born?", "zzzqx"]
+    assert loaded.search_batch(queries, k=5) == rebuilt.search_batch(queries, k=5)
+
+
+@pytest.mark.parametrize("missing", vocabulary.FILES)
+def test_a_partial_mapped_vocabulary_is_not_taken_for_one(tmp_path, missing):
+    write_vocabulary(tmp_path, {"giotto": 0})
+    (tmp_path / missing).unlink()
+    assert not MappedVocabulary.present(tmp_path)

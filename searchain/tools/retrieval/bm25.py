@@ -8,6 +8,7 @@ so an interrupted build never leaves a half-written index behind.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -59,6 +60,24 @@ def damaged(path: str | Path, reason: str) -> IndexLoadError:
     )
 
 
+@lru_cache(maxsize=1)
+def english_stopwords() -> frozenset[str]:
+    """bm25s's English stop words, read from its module file without importing bm25s.
+
+    Importing the bm25s package loads numba and SciPy (0.3 s), which an index that is only
+    being opened does not need; its stop-word list is a plain module of tuples.
+    """
+    spec = importlib.util.find_spec("bm25s")  # finds the package; runs none of it
+    if spec is None or spec.origin is None:
+        raise ImportError("bm25s is not installed: pip install searchain (it depends on bm25s)")
+    path = Path(spec.origin).parent / "stopwords.py"
+    loader = importlib.util.spec_from_file_location("searchain._bm25s_stopwords", path)
+    assert loader is not None and loader.loader is not None
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return frozenset(module.STOPWORDS_EN)
+
+
 class Tokenizer:
     """Turns text into index terms; the same one builds the index and reads its queries.
 
@@ -69,12 +88,10 @@ class Tokenizer:
     """
 
     def __init__(self, kind: str = "stem") -> None:
-        from bm25s.stopwords import STOPWORDS_EN
-
         if kind not in TOKENIZERS:
             raise ValueError(f"unknown tokenizer {kind!r}: use stem or standard")
         self.kind = kind
-        self._stopwords = frozenset(STOPWORDS_EN)
+        self._stopwords = english_stopwords()
         self._local = threading.local()
         self.stem = lru_cache(maxsize=1 << 20)(self._stem)
 

@@ -71,3 +71,23 @@ def test_a_partial_mapped_vocabulary_is_not_taken_for_one(tmp_path, missing):
     write_vocabulary(tmp_path, {"giotto": 0})
     (tmp_path / missing).unlink()
     assert not MappedVocabulary.present(tmp_path)
+
+
+def test_opening_an_index_loads_no_search_kernel_and_parses_no_vocabulary(tmp_path):
+    """Open reads a manifest and maps files: numba, SciPy and bm25s load at the first search."""
+    import subprocess
+    import sys
+
+    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    probe = (
+        "import sys, json\n"
+        "json.load = None  # no JSON vocabulary is parsed\n"
+        "from searchain.tools.retrieval.bm25 import BM25Index\n"
+        f"index = BM25Index.load({str(tmp_path / 'demo')!r})\n"
+        "print(sorted(m for m in ('numba', 'scipy', 'bm25s') if m in sys.modules))\n"
+        "index.search('Lorenzo Monaco')\n"
+        "print(sorted(m for m in ('numba', 'bm25s') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "['numba']"]

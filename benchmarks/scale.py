@@ -157,7 +157,8 @@ def main() -> None:
         emb = child(QUERY, str(out), str(query_file), str(HERE))
         print(
             f"[{size:,}] embedded: {built_line}, disk {disk:.1f} GiB; "
-            f"open {emb['open_s'] * 1000:.0f} ms, first search {emb['first_search_s'] * 1000:.0f} ms; "
+            f"open {emb['open_s'] * 1000:.0f} ms, "
+            f"first search {emb['first_search_s'] * 1000:.0f} ms; "
             f"{emb['cold_qps']:,.0f} q/s cold, {emb['qps']:,.0f} q/s warm, "
             f"p50 {emb['p50_ms']:.2f} ms, p95 {emb['p95_ms']:.2f} ms, "
             f"batch {emb['batch_qps']:,.0f} q/s; after the queries RssAnon "

@@ -85,6 +85,7 @@ stop() {
     kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -KILL -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 1 40); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.25; done
     log "stopped Agent Chat UI"
   else
     log "no Agent Chat UI was running (state: $STATE)"

@@ -166,8 +166,15 @@ stop() {
     kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 1 140); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -KILL -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 1 40); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.25; done
   fi
-  if [ -f "$STATE/redis.pid" ]; then kill "$(cat "$STATE/redis.pid")" 2>/dev/null || true; fi
+  # Redis writes its last log lines into the state directory as it exits: wait for it, so the
+  # directory is not removed while something still writes there.
+  if [ -f "$STATE/redis.pid" ]; then
+    local redis_pid; redis_pid="$(cat "$STATE/redis.pid")"
+    kill "$redis_pid" 2>/dev/null || true
+    for _ in $(seq 1 40); do kill -0 "$redis_pid" 2>/dev/null || break; sleep 0.25; done
+  fi
   rm -rf "$STATE"
 }
 

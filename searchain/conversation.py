@@ -14,7 +14,6 @@ migrated on read (:func:`is_legacy`, :func:`migration`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,7 +26,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from searchain.channels import RESTART
 from searchain.provenance import provenance_notes, unstated_notes
 from searchain.state import Turn
-from searchain.text import clean_text
+from searchain.text import clean_text, split_sentences
 
 EXCERPT = 240
 """Characters of a passage a reference shows (the rest is in ``searchain show`` and the page)."""
@@ -159,7 +158,7 @@ VERDICTS = {
     "unverifiable": "cannot be checked against the step's answer",
 }
 SOURCES = {
-    "llm": "the model's answer, checked",
+    "llm": "the model's answer, no passage said otherwise",
     "corrected": "corrected from the passage",
     "completed": "completed from the passage",
     "edited": "edited by a person",
@@ -206,14 +205,11 @@ def step_source(node: Any) -> str:
 
 
 def excerpt(text: str, answer: str, limit: int = EXCERPT) -> str:
-    """The passage's sentence that holds ``answer`` (else its start), cut at ``limit``."""
-    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
+    """The passage from the sentence holding ``answer`` (else its start), cut at ``limit``."""
+    sentences = split_sentences(" ".join(text.split()))
     needle = answer.strip(" .").lower()
-    found = next((s for s in sentences if needle and needle in s.lower()), None)
-    if found is None:
-        return quoted(text, limit)
-    start = sentences.index(found)
-    return ("…" if start else "") + quoted(" ".join(sentences[start:]), limit)
+    start = next((i for i, s in enumerate(sentences) if needle and needle in s.lower()), 0)
+    return ("…" if start else "") + quoted(" ".join(sentences[start:]) or text, limit)
 
 
 def turn_markdown(turn: Turn) -> str:

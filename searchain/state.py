@@ -10,7 +10,7 @@ from it rather than stored twice.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
@@ -338,19 +338,16 @@ def untraced() -> dict[str, Any]:
 
 
 def unreasoned() -> dict[str, Any]:
-    """What an IRCoT or baseline run works out, cleared: a new question of the thread."""
+    """What an IRCoT or baseline run works out, cleared: a new question of the thread.
+
+    Every field of :class:`ReasoningState` but what a caller gives, the thread's settings and
+    the chat's own, at its default.
+    """
+    kept = {f.name for cls in (InputState, ThreadSettings, ChatState) for f in fields(cls)}
     return {
-        "answer": "",
-        "generation": "",
-        "cot": [],
-        "paragraphs": [],
-        "steps": 0,
-        "queries": [],
-        "format_failures": [],
-        "done": False,
-        "votes": 0,
-        "frontier": [],
-        "pools": [],
+        f.name: f.default_factory() if f.default_factory is not MISSING else f.default
+        for f in fields(ReasoningState)
+        if f.name not in kept
     }
 
 

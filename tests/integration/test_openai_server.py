@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import pytest
 from searchain.tools.llms.resolve import resolve_llm, smollm2_path
 from tests.conftest import require_module
 from tests.integration.test_cli import one_line_error, searchain
+from tests.server import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -32,12 +32,6 @@ with plain_cpu_buffers():  # llama.cpp's AMX buffers crash on some AMX machines
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 """
 """``python -m llama_cpp.server``, its model loaded as searchain loads its own."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

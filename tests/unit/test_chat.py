@@ -224,3 +224,17 @@ def test_every_resume_form_reads_as_a_decision(value, kind):
 def test_an_edit_without_an_answer_is_refused():
     with pytest.raises(ValueError, match="an edit decision gives the answer"):
         read_decision({"decisions": [{"type": "edit", "edited_action": {"args": {}}}]})
+
+
+def test_an_off_point_model_that_never_cites_gets_no_better_reply(passages):
+    """Off-point answers, no citation, no "So the final answer is": the reply says all of it."""
+    off = f"[Query 1]: {Q1}\n[Answer 1]: Bananas are yellow.\n[Query 2]: {Q2}\n[Answer 2]: Rain."
+    retriever = TableRetriever({Q1: passages["spirit"], Q2: passages["drew"]})
+    llm = ScriptedReplies(replies=[off, "Bananas are a fruit."])
+    ctx = Context(llm=llm, retriever=retriever, reader=TableReader({}))
+    reply = build_graph().invoke({"question": Q}, context=ctx)["messages"][-1].text
+    assert "Bananas are yellow [1]†" in reply  # its passage does not state it, marked
+    assert "does not state the step's answer (cited by searchain)" in reply
+    assert "> Composed by searchain from the reasoning steps" in reply
+    assert "> The model stated no final answer: the answer shown is the last step's." in reply
+    assert "checked" not in reply  # nothing claims a check that found nothing against it

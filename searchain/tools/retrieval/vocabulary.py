@@ -68,10 +68,18 @@ class MappedVocabulary:
         return len(self._hashes)
 
     def columns(self, terms: Iterable[str]) -> list[int]:
-        """The column of each term the vocabulary holds, in order; terms it lacks are left out."""
+        """The column of each term the vocabulary holds, in order; terms it lacks are left out.
+
+        One binary search over the mapped hashes for the whole query, then a byte check each.
+        """
+        terms = list(terms)
+        if not terms:
+            return []
+        wanted = np.fromiter((term_hash(t) for t in terms), np.uint64, len(terms))
+        starts = np.searchsorted(self._hashes, wanted)
         found = []
-        for term in terms:
-            column = self.get(term)
+        for term, h, i in zip(terms, wanted, starts.tolist(), strict=True):
+            column = self._find(term.encode(), h, i)
             if column is not None:
                 found.append(column)
         return found
@@ -79,8 +87,10 @@ class MappedVocabulary:
     def get(self, term: str) -> int | None:
         """``term``'s column, or ``None``."""
         wanted = np.uint64(term_hash(term))
-        i = int(np.searchsorted(self._hashes, wanted))
-        encoded = term.encode()
+        return self._find(term.encode(), wanted, int(np.searchsorted(self._hashes, wanted)))
+
+    def _find(self, encoded: bytes, wanted: np.uint64, i: int) -> int | None:
+        """The column of the term ``encoded`` whose hash ``wanted`` sorts at ``i``, if held."""
         while i < len(self._hashes) and self._hashes[i] == wanted:
             start, end = int(self._offsets[i]), int(self._offsets[i + 1])
             if self._terms[start:end].tobytes() == encoded:

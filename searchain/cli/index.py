@@ -53,6 +53,14 @@ def index(
             "quarter of the machine's, at most 4 GiB); past it, segments go to disk."
         ),
     ] = "",
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Embedded: processes that tokenise the corpus (default: one per core; any "
+            "number builds the same index).",
+            min=0,
+        ),
+    ] = 0,
     analyzer: Annotated[str, typer.Option(help="Elasticsearch: standard or english.")] = "standard",
     shards: Annotated[int, typer.Option(help="Elasticsearch: primary shards.", min=1)] = 1,
     replicas: Annotated[
@@ -118,6 +126,7 @@ def index(
                 tokenizer=tokenizer,
                 overwrite=overwrite,
                 memory=budget,
+                workers=workers or None,
                 progress=progress,
                 stage=stage,
             )

@@ -8,18 +8,14 @@ so an interrupted build never leaves a half-written index behind.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
-import re
 import shutil
-import threading
 import weakref
-from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +31,9 @@ from searchain.tools.retrieval.index_files import (
     recover,
 )
 from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
+from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, ParsedVocabulary
+from searchain.tools.retrieval.workers import default_workers, encoded_batches
 from searchain.types import Passage
 
 if TYPE_CHECKING:
@@ -43,10 +41,6 @@ if TYPE_CHECKING:
 
 MANIFEST = "searchain-index.json"
 FORMAT = 1
-_TOKEN = re.compile(r"(?u)\b\w\w+\b")
-# Close to Lucene's StandardTokenizer (Unicode word breaks): "arthur's", "u.s", "1,000" stay whole.
-_STANDARD_TOKEN = re.compile(r"\w+(?:(?:[.'`’]|(?<=\d)[,.](?=\d))\w+)*")
-TOKENIZERS = ("stem", "standard")
 
 
 class IndexLoadError(ValueError):
@@ -58,57 +52,6 @@ def damaged(path: str | Path, reason: str) -> IndexLoadError:
     return IndexLoadError(
         f"{path} is a damaged searchain index ({reason}): rebuild it with `searchain index`"
     )
-
-
-@lru_cache(maxsize=1)
-def english_stopwords() -> frozenset[str]:
-    """bm25s's English stop words, read from its module file without importing bm25s.
-
-    Importing the bm25s package loads numba and SciPy (0.3 s), which an index that is only
-    being opened does not need; its stop-word list is a plain module of tuples.
-    """
-    spec = importlib.util.find_spec("bm25s")  # finds the package; runs none of it
-    if spec is None or spec.origin is None:
-        raise ImportError("bm25s is not installed: pip install searchain (it depends on bm25s)")
-    path = Path(spec.origin).parent / "stopwords.py"
-    loader = importlib.util.spec_from_file_location("searchain._bm25s_stopwords", path)
-    assert loader is not None and loader.loader is not None
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
-    return frozenset(module.STOPWORDS_EN)
-
-
-class Tokenizer:
-    """Turns text into index terms; the same one builds the index and reads its queries.
-
-    ``stem`` (default): lower-case words of two or more characters, English stop words removed,
-    Snowball-stemmed — better recall. ``standard``: lower-case words as Elasticsearch's
-    ``standard`` analyzer cuts them, nothing removed or stemmed — for parity with it. Stems are
-    cached per word; PyStemmer objects are not thread-safe, hence one per thread.
-    """
-
-    def __init__(self, kind: str = "stem") -> None:
-        if kind not in TOKENIZERS:
-            raise ValueError(f"unknown tokenizer {kind!r}: use stem or standard")
-        self.kind = kind
-        self._stopwords = english_stopwords()
-        self._local = threading.local()
-        self.stem = lru_cache(maxsize=1 << 20)(self._stem)
-
-    def _stem(self, word: str) -> str:
-        stemmer = getattr(self._local, "stemmer", None)
-        if stemmer is None:
-            import Stemmer
-
-            stemmer = self._local.stemmer = Stemmer.Stemmer("english")
-        return stemmer.stemWord(word)
-
-    def __call__(self, text: str) -> list[str]:
-        """Tokens of ``text``."""
-        if self.kind == "standard":
-            return _STANDARD_TOKEN.findall(text.lower())
-        stop = self._stopwords
-        return [self.stem(w) for w in _TOKEN.findall(text.lower()) if w not in stop]
 
 
 def check_bm25_parameters(k1: float, b: float) -> None:
@@ -304,6 +247,7 @@ class BM25Index:
         tokenizer: str = "stem",
         overwrite: bool = False,
         memory: int | None = None,
+        workers: int | None = None,
         progress: Callable[[int], None] | None = None,
         stage: Callable[[str], None] | None = None,
     ) -> BM25Index:
@@ -312,14 +256,18 @@ class BM25Index:
         ``tokenizer`` is ``stem`` or ``standard`` (see :class:`Tokenizer`). ``memory`` (bytes;
         default a quarter of the machine's, at most 4 GiB) bounds the build's working buffers:
         past it, counted passages go to disk as segments (see
-        :mod:`searchain.tools.retrieval.segments`). The index is written to a temporary
-        directory beside ``path`` and moved into place only once complete; an existing index is
-        replaced only with ``overwrite``. ``progress`` is called with the number of passages read
-        so far; ``stage`` with a line when the build moves on to its next stage.
+        :mod:`searchain.tools.retrieval.segments`). ``workers`` processes (default: one per
+        core) encode and tokenise the passages; any number builds the same index. The index is
+        written to a temporary directory beside ``path`` and moved into place only once
+        complete; an existing index is replaced only with ``overwrite``. ``progress`` is called
+        with the number of passages read so far; ``stage`` with a line when the build moves on
+        to its next stage.
         """
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
         check_bm25_parameters(k1, b)
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
         recover(path)  # finish or undo a replacement a crash interrupted, drop its leftovers
         if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
             hint = (
@@ -332,27 +280,17 @@ class BM25Index:
             check_space(path, passages.text_bytes())
         tmp = new_version(path)
         try:
-            tokenize = Tokenizer(tokenizer)
             matrix = ScoreMatrixBuilder(tmp / "segments", memory)
-            offsets = array("q", [0])
+            line_lengths = []
             with (tmp / "passages.jsonl").open("wb") as out:
-                for passage in passages:
-                    line = (
-                        json.dumps(
-                            {"id": passage.id, "title": passage.title, "text": passage.text},
-                            ensure_ascii=False,
-                        ).encode()
-                        + b"\n"
-                    )
-                    out.write(line)
-                    offsets.append(offsets[-1] + len(line))
-                    matrix.add(tokenize(f"{passage.title} {passage.text}"))
-                    if progress and matrix.n_docs % 1000 == 0:
+                for batch in encoded_batches(passages, tokenizer, workers or default_workers()):
+                    out.write(batch.lines)
+                    line_lengths.append(batch.line_lengths)
+                    matrix.add(batch.terms, batch.tokens, batch.lengths)
+                    if progress:
                         progress(matrix.n_docs)
             if not matrix.n_docs:
                 raise CorpusError("the corpus has no passages")
-            if progress:
-                progress(matrix.n_docs)
             if stage:
                 stage(
                     f"writing the score matrix: {len(matrix.vocab):,} terms, "
@@ -360,8 +298,10 @@ class BM25Index:
                 )
             matrix.write(tmp / "bm25", k1, b)
             (tmp / "segments").rmdir()
-            np.save(tmp / "offsets.npy", np.frombuffer(offsets, dtype=np.int64))
-            del offsets
+            offsets = np.zeros(matrix.n_docs + 1, np.int64)
+            np.cumsum(np.concatenate(line_lengths), out=offsets[1:])
+            np.save(tmp / "offsets.npy", offsets)
+            del offsets, line_lengths
             manifest = {
                 "format": FORMAT,
                 "passages": matrix.n_docs,

@@ -5,14 +5,16 @@ The matrix is bm25s's (Lucene variant): ``idf * tf / (tf + k1 * (1 - b + b * dl 
 lists the passages it occurs in, ascending, with their scores.
 
 A corpus the size of Wikipedia (21M passages, about a billion postings) does not fit in memory
-as one sort, so passages are counted in *segments*: once a segment's tokens fill the budget, its
-postings are sorted by term, then passage, with NumPy and written to disk (8 bytes a posting).
-Scores need every passage's length and every term's document frequency, known only at the end;
-then the matrix is written term range by term range: each range's postings are read from every
-segment (segments hold consecutive passages, so a stable sort by term keeps passages ascending),
-scored, and appended to the output files. Memory stays within the budget whatever the corpus
-size, apart from the vocabulary (a Python dict: about 120 bytes a distinct word) and 20 bytes a
-passage (its length and its offset in the passage store).
+as one sort, so passages are counted in *segments*: once a segment's tokens fill the budget,
+they are grouped by term, then passage — a counting sort, linear in the tokens
+(:mod:`.postings`) — and written to disk (8 bytes a posting). Scores need every passage's length
+and every term's document frequency, known only at the end; then the matrix is written term
+range by term range: each range's postings are read from every segment and placed term by term
+(segments hold consecutive passages, so placing them in order keeps passages ascending), scored,
+and appended to the output files. Memory stays within the budget whatever the corpus size (a
+segment may run over it by one batch of passages, :data:`.workers.BATCH`), apart from the
+vocabulary (a Python dict: about 120 bytes a distinct word) and 20 bytes a passage (its length
+and its offset in the passage store).
 """
 
 from __future__ import annotations
@@ -27,11 +29,16 @@ from typing import BinaryIO
 
 import numpy as np
 
+from searchain.tools.retrieval.postings import count_postings, place_runs
 from searchain.tools.retrieval.vocabulary import write_vocabulary
 
-BYTES_PER_POSTING = 48
-"""Peak working memory per buffered token while a segment is sorted (int32 token, int64 keys,
-the sort's copy, counts) and per posting while a term range is merged."""
+BYTES_PER_TOKEN = 16
+"""Peak working memory per buffered token while a segment is counted: the batches' term ids,
+their concatenation, and the grouped passages and frequencies."""
+BYTES_PER_POSTING = 40
+"""Peak working memory per posting while a term range is merged and scored."""
+MAX_RANGE = 1 << 24
+"""Postings merged at a time at most, whatever the budget: larger ranges are no faster."""
 MIN_MEMORY = 1 << 20
 ARRAYS = ("data", "indices", "indptr")
 
@@ -79,8 +86,10 @@ class ScoreMatrixBuilder:
         self.vocab: dict[str, int] = {}
         self.segments = 0
         """Segments written so far."""
-        self._postings_per_run = memory // BYTES_PER_POSTING
-        self._tokens = array("i")
+        self._tokens_per_segment = memory // BYTES_PER_TOKEN
+        self._postings_per_range = max(1, min(memory // BYTES_PER_POSTING, MAX_RANGE))
+        self._chunks: list[np.ndarray] = []
+        self._buffered = 0
         self._lengths = array("i")
         self._segment_start = 0
         self._df = np.zeros(0, dtype=np.int64)
@@ -95,40 +104,42 @@ class ScoreMatrixBuilder:
         """Passages added so far."""
         return len(self._lengths)
 
-    def add(self, tokens: list[str]) -> None:
-        """Add one passage's tokens."""
+    def add(self, terms: list[str], tokens: np.ndarray, lengths: np.ndarray) -> None:
+        """Add passages: their ``tokens`` as ids into their own ``terms``, ``lengths`` each.
+
+        Each distinct term is looked up once; the index numbers terms in order of first
+        appearance, as :mod:`.encode` numbers a batch's.
+        """
         vocab = self.vocab
-        self._tokens.extend([vocab.setdefault(t, len(vocab)) for t in tokens])
-        self._lengths.append(len(tokens))
-        if len(self._tokens) >= self._postings_per_run:
+        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), np.int32, len(terms))
+        self._chunks.append(ids[tokens])
+        self._buffered += len(tokens)
+        self._lengths.frombytes(np.ascontiguousarray(lengths, np.int32).tobytes())
+        if self._buffered >= self._tokens_per_segment:
             self._flush()
 
     def _segment(self, i: int, part: str) -> Path:
         return self.workdir / f"segment-{i:05d}.{part}"
 
     def _flush(self) -> None:
-        lengths = np.frombuffer(self._lengths, dtype=np.int32)[self._segment_start :]
-        if not len(lengths):
+        if self.n_docs == self._segment_start:
             return
-        docs = np.repeat(np.arange(self._segment_start, self.n_docs, dtype=np.int64), lengths)
-        keys = (np.frombuffer(self._tokens, dtype=np.int32).astype(np.int64) << 32) | docs
-        del docs
-        self._tokens = array("i")
-        unique, tfs = np.unique(keys, return_counts=True)  # sorted: by term, then passage
-        del keys
-        terms = (unique >> 32).astype(np.int32)
-        run_terms, run_starts = np.unique(terms, return_index=True)
-        del terms
-        starts = np.append(run_starts, len(unique)).astype(np.int64)
+        lengths = np.frombuffer(self._lengths, dtype=np.int32)[self._segment_start :]
+        tokens = np.concatenate(self._chunks) if self._chunks else np.empty(0, np.int32)
+        self._chunks, self._buffered = [], 0
+        run_terms, starts, docs, tfs = count_postings(
+            tokens, lengths, self._segment_start, len(self.vocab)
+        )
+        del tokens
         if len(self._df) < len(self.vocab):
             self._df = np.concatenate(
                 [self._df, np.zeros(len(self.vocab) - len(self._df), np.int64)]
             )
         self._df[run_terms] += np.diff(starts)
         i = self.segments
-        (unique & 0xFFFFFFFF).astype(np.int32).tofile(self._segment(i, "docs"))
-        tfs.astype(np.float32).tofile(self._segment(i, "tfs"))
-        np.save(self._segment(i, "terms.npy"), run_terms.astype(np.int32))
+        docs.tofile(self._segment(i, "docs"))
+        tfs.tofile(self._segment(i, "tfs"))
+        np.save(self._segment(i, "terms.npy"), run_terms)
         np.save(self._segment(i, "starts.npy"), starts)
         self.segments += 1
         self._segment_start = self.n_docs
@@ -164,13 +175,13 @@ class ScoreMatrixBuilder:
             t0 = 0
             while t0 < n_terms:
                 # The longest run of terms whose postings fit the budget (at least one term).
-                t1 = int(np.searchsorted(indptr, indptr[t0] + self._postings_per_run, "right")) - 1
+                end = indptr[t0] + self._postings_per_range
+                t1 = int(np.searchsorted(indptr, end, "right")) - 1
                 t1 = min(max(t1, t0 + 1), n_terms)
-                terms, docs, tfs = self._read_range(tables, t0, t1)
-                order = np.argsort(terms, kind="stable")  # segments in order: passages ascend
-                terms, docs, tfs = terms[order], docs[order], tfs[order]
-                del order
+                docs, tfs = self._merge_range(tables, indptr, t0, t1)
+                terms = np.repeat(np.arange(t0, t1, dtype=np.int32), df[t0:t1])
                 scores = idf[terms] * tfs / (norm[docs] + tfs)
+                del terms
                 scores.tofile(data_out)
                 docs.tofile(indices_out)
                 present = np.flatnonzero(df[t0:t1]) + t0
@@ -199,26 +210,29 @@ class ScoreMatrixBuilder:
             for part in ("docs", "tfs", "terms.npy", "starts.npy"):
                 self._segment(i, part).unlink()
 
-    def _read_range(
-        self, tables: list[tuple[np.ndarray, np.ndarray]], t0: int, t1: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every segment's postings of terms ``t0 <= t < t1``, segment after segment."""
-        terms, docs, tfs = [], [], []
+    def _merge_range(
+        self, tables: list[tuple[np.ndarray, np.ndarray]], indptr: np.ndarray, t0: int, t1: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Passages and frequencies of terms ``t0 <= t < t1``, by term, passages ascending."""
+        n = int(indptr[t1] - indptr[t0])
+        docs, tfs = np.empty(n, np.int32), np.empty(n, np.float32)
+        cursor = indptr[t0:t1] - indptr[t0]
         for i, (run_terms, starts) in enumerate(tables):
             lo, hi = np.searchsorted(run_terms, [t0, t1])
             start, end = int(starts[lo]), int(starts[hi])
             if start == end:
                 continue
-            terms.append(np.repeat(run_terms[lo:hi], np.diff(starts[lo : hi + 1])))
-            docs.append(
-                np.fromfile(self._segment(i, "docs"), np.int32, end - start, offset=4 * start)
+            place_runs(
+                run_terms[lo:hi],
+                starts[lo : hi + 1] - start,
+                np.fromfile(self._segment(i, "docs"), np.int32, end - start, offset=4 * start),
+                np.fromfile(self._segment(i, "tfs"), np.float32, end - start, offset=4 * start),
+                cursor,
+                t0,
+                docs,
+                tfs,
             )
-            tfs.append(
-                np.fromfile(self._segment(i, "tfs"), np.float32, end - start, offset=4 * start)
-            )
-        if not terms:
-            return np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.float32)
-        return np.concatenate(terms), np.concatenate(docs), np.concatenate(tfs)
+        return docs, tfs
 
 
 @contextmanager

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from searchain import demo_corpus
 from searchain.eval.datasets import musique_hops, pooled_corpus
 from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.segments import MemoryBudgetError, parse_size
 from searchain.tools.retrieval.vocabulary import FILES
 
+LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy" / "demo-index"
+"""An index written by the release before the mapped vocabulary and the parallel build."""
 MATRIX = ["data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy", "term_max.npy"]
 
 
@@ -18,15 +24,21 @@ def shared_builds(shared_data, tmp_path_factory):
     corpus = pooled_corpus(shared_data)
     root = tmp_path_factory.mktemp("segments")
     stages: list[str] = []
-    small = BM25Index.build(corpus, root / "small", memory=1 << 20, stage=stages.append)
-    whole = BM25Index.build(corpus, root / "whole", memory=4 << 30)
+    small = BM25Index.build(
+        corpus, root / "small", memory=1 << 20, workers=3, stage=stages.append
+    )
+    whole = BM25Index.build(corpus, root / "whole", memory=4 << 30, workers=1)
     return corpus, small, whole, stages
 
 
-def test_a_tiny_budget_builds_the_same_index_as_one_pass(shared_builds, shared_data):
+def test_worker_processes_and_a_tiny_budget_build_the_same_index_as_one_pass(
+    shared_builds, shared_data
+):
+    """Three worker processes and many segments give, byte for byte, what one process gives
+    with one segment."""
     _, small, whole, stages = shared_builds
     segments = int(stages[0].split(", ")[1].split()[0])
-    assert segments >= 10, stages  # the budget forced many segments
+    assert segments >= 3, stages  # the budget forced several segments
     for name in [*MATRIX, "vocab.index.json", *FILES]:
         assert (small.path / "bm25" / name).read_bytes() == (
             whole.path / "bm25" / name
@@ -66,3 +78,23 @@ def test_a_budget_that_is_too_small_or_unreadable_is_one_line(tmp_path):
     with pytest.raises(MemoryBudgetError, match="too small to build an index: give at least 1 MiB"):
         BM25Index.build([], tmp_path / "index", memory=1000)
     assert not any(tmp_path.iterdir())  # nothing left behind
+
+
+def test_the_build_writes_what_the_release_before_it_wrote(tmp_path):
+    """The demo corpus's matrix is byte for byte the one the earlier release's build wrote."""
+    legacy = LEGACY / "bm25"
+    built = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo", workers=2)
+    names = [name for name in MATRIX if (legacy / name).is_file()] + ["vocab.index.json"]
+    assert len(names) >= 4
+    for name in names:
+        assert (built.path / "bm25" / name).read_bytes() == (legacy / name).read_bytes(), name
+    assert (built.path / "passages.jsonl").read_bytes() == (
+        LEGACY / "passages.jsonl"
+    ).read_bytes()
+    assert (built.path / "offsets.npy").read_bytes() == (LEGACY / "offsets.npy").read_bytes()
+
+
+def test_a_worker_count_below_one_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo", workers=-1)
+    assert not (tmp_path / "demo").exists()

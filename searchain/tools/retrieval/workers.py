@@ -1,0 +1,165 @@
+"""The build's passages encoded on every core and handed back in corpus order.
+
+Worker processes, not threads: tokenising is Python code, which the GIL runs one thread at a
+time. Each worker is a plain ``python -m searchain.tools.retrieval.workers`` child fed batches
+through its standard input and answering on its standard output, not a ``multiprocessing``
+pool: a spawned pool re-imports the caller's main script in every worker, which breaks a
+script that builds an index at top level, or one piped to ``python -``; a forked one copies a
+server's threads and their locks. Batches go to the workers in turn and come back in the same
+turn, so the order is the corpus's; at most two batches per worker are in flight, so memory
+stays flat however long the corpus. A thread per worker writes its batches, so a worker never
+waits on a full pipe while the build waits for its answer.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import searchain
+from searchain.tools.retrieval.encode import EncodedBatch, Record, encode_batch
+from searchain.types import Passage
+
+BATCH = 1000
+"""Passages a worker encodes at a time: large enough that handing a batch over costs little."""
+IN_FLIGHT = 2
+"""Batches each worker may hold: one it encodes, one waiting."""
+_FRAME = struct.Struct("<Q")
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
+def write_frame(stream: BinaryIO, value: object) -> None:
+    """Send ``value`` as one length-prefixed pickle."""
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_FRAME.pack(len(data)) + data)
+    stream.flush()
+
+
+def read_frame(stream: BinaryIO) -> object | None:
+    """The next value :func:`write_frame` sent, or None at the end of the stream."""
+    head = stream.read(_FRAME.size)
+    if len(head) < _FRAME.size:
+        return None
+    (size,) = _FRAME.unpack(head)
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    return pickle.loads(data)
+
+
+def _records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
+    batch: list[Record] = []
+    for passage in passages:
+        batch.append((passage.id, passage.title, passage.text))
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class _Worker:
+    """One child process and the thread that feeds it."""
+
+    def __init__(self, tokenizer: str) -> None:
+        package_root = str(Path(searchain.__file__).resolve().parents[1])
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "searchain.tools.retrieval.workers", tokenizer],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        self._outbox: queue.SimpleQueue[list[Record] | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._feed, daemon=True)
+        self._writer.start()
+
+    def _feed(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            while (records := self._outbox.get()) is not None:
+                write_frame(stdin, records)
+            stdin.close()
+        except (BrokenPipeError, OSError):
+            pass  # the worker died: its reader reports it
+
+    def send(self, records: list[Record]) -> None:
+        self._outbox.put(records)
+
+    def receive(self) -> EncodedBatch:
+        assert self.process.stdout is not None
+        batch = read_frame(self.process.stdout)
+        if not isinstance(batch, EncodedBatch):
+            code = self.process.wait()
+            raise RuntimeError(
+                f"a build worker process died (exit status {code}): build again; if it ran out "
+                "of memory, with fewer --workers or a smaller --memory"
+            )
+        return batch
+
+    def stop(self) -> None:
+        self._outbox.put(None)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self._writer.join()
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+
+def encoded_batches(
+    passages: Iterable[Passage], tokenizer: str, workers: int, batch: int = BATCH
+) -> Iterator[EncodedBatch]:
+    """``passages`` encoded in batches of ``batch``, in order, by ``workers`` processes.
+
+    One worker encodes in this process, with no child to start.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers == 1:
+        for records in _records(passages, batch):
+            yield encode_batch(records, tokenizer)
+        return
+    pool = [_Worker(tokenizer) for _ in range(workers)]
+    sent = received = 0
+    try:
+        for records in _records(passages, batch):
+            if sent - received == IN_FLIGHT * workers:
+                yield pool[received % workers].receive()
+                received += 1
+            pool[sent % workers].send(records)
+            sent += 1
+        while received < sent:
+            yield pool[received % workers].receive()
+            received += 1
+    finally:
+        for worker in pool:
+            worker.stop()
+
+
+def serve(tokenizer: str) -> None:
+    """A worker's life: encode each batch read from standard input, answer on standard output."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    try:
+        while (records := read_frame(stdin)) is not None:
+            write_frame(stdout, encode_batch(records, tokenizer))  # type: ignore[arg-type]
+    except (KeyboardInterrupt, BrokenPipeError):
+        pass  # the build was stopped: it reports why
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])

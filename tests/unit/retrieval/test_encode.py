@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # The characters the two tokenizers treat specially, beside anything Unicode has: joiners,
 # digits (ASCII and Arabic-Indic), a combining accent, letters whose lower case is longer or
 # depends on context (final sigma), title case, numerals, the separator batches use.
-SPECIAL = list("aZ9_ .,'`’-\t\nΣσİßǅⅫ٣éé\x00") + ["\u0301"]
+SPECIAL = [*"aZ9_ .,'`’-\t\nΣσİßǅⅫ٣éé\x00", "\u0301"]
 text = st.text(alphabet=st.sampled_from(SPECIAL) | st.characters(), max_size=40)
 
 

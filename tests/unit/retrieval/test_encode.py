@@ -44,9 +44,7 @@ def expected(records: list[tuple[str, str, str]], kind: str) -> tuple[list, list
 def test_a_batch_is_tokenised_as_the_tokenizer_does(kind, passages):
     records = [(str(i), title, body) for i, (title, body) in enumerate(passages)]
     batch = encode_batch(records, kind)
-    assert (batch.terms, batch.tokens.tolist(), batch.lengths.tolist()) == expected(
-        records, kind
-    )
+    assert (batch.terms, batch.tokens.tolist(), batch.lengths.tolist()) == expected(records, kind)
     lines = [
         (json.dumps({"id": i, "title": t, "text": b}, ensure_ascii=False) + "\n").encode()
         for i, t, b in records
@@ -61,9 +59,7 @@ def test_the_demo_corpus_is_tokenised_as_the_tokenizer_does(kind):
     records = [(p.id, p.title, p.text) for p in passages]
     batch = encode_batch(records, kind)
     assert len(batch.terms) > 3000
-    assert (batch.terms, batch.tokens.tolist(), batch.lengths.tolist()) == expected(
-        records, kind
-    )
+    assert (batch.terms, batch.tokens.tolist(), batch.lengths.tolist()) == expected(records, kind)
 
 
 def test_workers_hand_batches_back_in_corpus_order():

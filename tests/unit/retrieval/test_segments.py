@@ -24,9 +24,7 @@ def shared_builds(shared_data, tmp_path_factory):
     corpus = pooled_corpus(shared_data)
     root = tmp_path_factory.mktemp("segments")
     stages: list[str] = []
-    small = BM25Index.build(
-        corpus, root / "small", memory=1 << 20, workers=3, stage=stages.append
-    )
+    small = BM25Index.build(corpus, root / "small", memory=1 << 20, workers=3, stage=stages.append)
     whole = BM25Index.build(corpus, root / "whole", memory=4 << 30, workers=1)
     return corpus, small, whole, stages
 
@@ -88,9 +86,7 @@ def test_the_build_writes_what_the_release_before_it_wrote(tmp_path):
     assert len(names) >= 4
     for name in names:
         assert (built.path / "bm25" / name).read_bytes() == (legacy / name).read_bytes(), name
-    assert (built.path / "passages.jsonl").read_bytes() == (
-        LEGACY / "passages.jsonl"
-    ).read_bytes()
+    assert (built.path / "passages.jsonl").read_bytes() == (LEGACY / "passages.jsonl").read_bytes()
     assert (built.path / "offsets.npy").read_bytes() == (LEGACY / "offsets.npy").read_bytes()
 
 

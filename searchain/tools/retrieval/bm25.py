@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
+from searchain.tools.retrieval.encode import TermMap
 from searchain.tools.retrieval.index_files import (
     IndexFilesError,
     check_files,
@@ -283,10 +284,14 @@ class BM25Index:
             matrix = ScoreMatrixBuilder(tmp / "segments", memory)
             line_lengths = []
             with (tmp / "passages.jsonl").open("wb") as out:
-                for batch in encoded_batches(passages, tokenizer, workers or default_workers()):
+                maps: dict[int, TermMap] = {}
+                for worker, batch in encoded_batches(
+                    passages, tokenizer, workers or default_workers()
+                ):
                     out.write(batch.lines)
                     line_lengths.append(batch.line_lengths)
-                    matrix.add(batch.terms, batch.tokens, batch.lengths)
+                    tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
+                    matrix.add(tokens, batch.lengths)
                     if progress:
                         progress(matrix.n_docs)
             if not matrix.n_docs:

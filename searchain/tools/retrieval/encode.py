@@ -1,11 +1,17 @@
-"""One batch of passages made ready for the index: their stored lines and their term ids.
+"""Batches of passages made ready for the index: their stored lines and their terms' codes.
 
 This is the build's per-passage work — JSON-encoding each passage for the passage store,
 tokenising its title and text, numbering its terms — and it runs in worker processes (the GIL
-stops threads from sharing it). Term ids are the batch's own, numbered in order of first
-appearance; the coordinating process maps them to the index's ids through one dictionary lookup
-per distinct term of the batch, not per token. Taken in corpus order, batches give every term
-the id a single pass gives it, so any number of workers builds the same index.
+stops threads from sharing it). An :class:`Encoder` numbers the terms it meets from batch to
+batch (:class:`.wordscan.WordTable`), so a batch carries as strings only the terms its worker
+had not met before — a few thousand, not the batch's twenty thousand distinct words — and the
+coordinating process, whose one core every batch passes through, looks each of those up once
+(:class:`TermMap`). Taken in corpus order, batches give every term the id a single pass gives
+it: a term new to the index is new to the worker that meets it, and a batch lists its new terms
+in order of first appearance. Any number of workers builds the same index.
+
+An encoder keeps every term it met: about 60 bytes a term (its code points, its slot, its
+offset), some 300 MB a worker at Wikipedia's 21M passages.
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ import numpy as np
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.wordscan import (
     SEPARATOR,
+    WordTable,
     character_classes,
-    number_words,
     word_spans,
 )
 
@@ -29,16 +35,17 @@ Record = tuple[str, str, str]
 
 @dataclass(frozen=True)
 class EncodedBatch:
-    """A batch of passages, encoded; see the module."""
+    """A batch of passages, encoded by an :class:`Encoder`; see the module."""
 
     lines: bytes
     """The passages as the passage store's JSON lines, end to end."""
     line_lengths: np.ndarray
     """Bytes of each passage's line (int64)."""
-    terms: list[str]
-    """The batch's distinct terms; a term's batch id is its position here."""
+    fresh: list[str]
+    """Terms its encoder met first in this batch, in order of first appearance: they take the
+    next codes."""
     tokens: np.ndarray
-    """Every passage's terms as batch ids, passage after passage (int32)."""
+    """Every passage's terms as their encoder's codes, passage after passage (int32)."""
     lengths: np.ndarray
     """Each passage's number of tokens (int32)."""
 
@@ -46,51 +53,88 @@ class EncodedBatch:
         return len(self.lengths)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_JSON = json.JSONEncoder(ensure_ascii=False)
 """``json.dumps(..., ensure_ascii=False)`` builds an encoder a call; one serves every line."""
-_tokenizers: dict[str, Tokenizer] = {}
-"""One tokenizer per kind in each process, so its stem cache outlives a batch."""
 
 
-def encode_batch(records: list[Record], tokenizer: str) -> EncodedBatch:
-    """Encode ``records`` with the ``tokenizer`` kind (``stem`` or ``standard``).
+class Encoder:
+    """Encodes one worker's batches, in the order it receives them."""
 
-    Words are found and numbered by :mod:`.wordscan`; ``stem`` then drops stop words and
-    stems each distinct word once, numbering the stems in order of first appearance — the
-    terms, ids and order :class:`Tokenizer` and a dictionary give token by token.
-    """
-    tokenize = _tokenizers.get(tokenizer) or _tokenizers.setdefault(tokenizer, Tokenizer(tokenizer))
-    encoded = [
-        (_ENCODER.encode({"id": i, "title": title, "text": text}) + "\n").encode()
-        for i, title, text in records
-    ]
-    texts = [f"{title} {text}".lower() for _, title, text in records]
-    joined = SEPARATOR.join(texts)
-    code_points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
-    starts, stops = word_spans(code_points, character_classes(), tokenizer == "standard")
-    ids, first = number_words(code_points, starts, stops)
-    ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1
-    passage_of = np.searchsorted(ends, starts)  # the passage each word starts in
-    spans = zip(starts[first].tolist(), stops[first].tolist(), strict=True)
-    words = [joined[a:b] for a, b in spans]  # the batch's distinct words, in order
-    if tokenizer == "standard":
-        terms, tokens = words, ids
-    else:
-        stop = tokenize.stopwords
-        kept_words = [w for w in words if w not in stop]
-        local: dict[str, int] = {}
-        stem_ids = iter([local.setdefault(t, len(local)) for t in tokenize.stems(kept_words)])
-        term_of = np.fromiter(
-            (-1 if w in stop else next(stem_ids) for w in words), np.int32, len(words)
+    def __init__(self, tokenizer: str) -> None:
+        self.kind = tokenizer
+        self._tokenize = Tokenizer(tokenizer)
+        self._words = WordTable()
+        self._term_of_word = np.empty(0, np.int32)
+        """``stem``: each word's term code, -1 for a stop word."""
+        self._stems: dict[str, int] = {}
+
+    def encode(self, records: list[Record]) -> EncodedBatch:
+        """Encode ``records``: their lines, and their terms as :class:`Tokenizer` cuts them."""
+        texts = [f"{title} {text}".lower() for _, title, text in records]
+        joined = SEPARATOR.join(texts)
+        code_points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+        starts, stops = word_spans(code_points, character_classes(), self.kind == "standard")
+        ids, new = self._words.number(code_points, starts, stops)
+        spans = zip(starts[new].tolist(), stops[new].tolist(), strict=True)
+        new_words = [joined[a:b] for a, b in spans]
+        ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1
+        passage_of = np.searchsorted(ends, starts)  # the passage each word starts in
+        if self.kind == "standard":
+            fresh, tokens = new_words, ids
+        else:
+            fresh = self._stem(new_words)
+            tokens = self._term_of_word[ids]
+            kept = tokens >= 0
+            tokens, passage_of = tokens[kept], passage_of[kept]
+        encoded = [
+            (_JSON.encode({"id": i, "title": title, "text": text}) + "\n").encode()
+            for i, title, text in records
+        ]
+        return EncodedBatch(
+            b"".join(encoded),
+            np.fromiter(map(len, encoded), np.int64, len(encoded)),
+            fresh,
+            np.ascontiguousarray(tokens, np.int32),
+            np.bincount(passage_of, minlength=len(records)).astype(np.int32),
         )
-        terms = list(local)
-        tokens = term_of[ids]
-        kept = tokens >= 0
-        tokens, passage_of = tokens[kept], passage_of[kept]
-    return EncodedBatch(
-        b"".join(encoded),
-        np.fromiter(map(len, encoded), np.int64, len(encoded)),
-        terms,
-        np.ascontiguousarray(tokens, np.int32),
-        np.bincount(passage_of, minlength=len(records)).astype(np.int32),
-    )
+
+    def _stem(self, new_words: list[str]) -> list[str]:
+        """Give words met for the first time their stems' codes; the stems met first, in order.
+
+        A stem new to this encoder first occurs with a word new to it, so taking the new words
+        in order of first appearance gives the new stems in theirs.
+        """
+        stop, stems, fresh = self._tokenize.stopwords, self._stems, []
+        stemmed = iter(self._tokenize.stems([w for w in new_words if w not in stop]))
+        codes = np.empty(len(new_words), np.int32)
+        for i, word in enumerate(new_words):
+            if word in stop:
+                codes[i] = -1
+                continue
+            stem = next(stemmed)
+            code = stems.get(stem)
+            if code is None:
+                code = stems[stem] = len(stems)
+                fresh.append(stem)
+            codes[i] = code
+        self._term_of_word = np.concatenate([self._term_of_word, codes])
+        return fresh
+
+
+class TermMap:
+    """The coordinating side of one :class:`Encoder`: its codes turned into the index's ids."""
+
+    def __init__(self) -> None:
+        self._ids = np.empty(1 << 10, np.int32)
+        self._size = 0
+
+    def resolve(self, batch: EncodedBatch, vocab: dict[str, int]) -> np.ndarray:
+        """``batch``'s tokens as term ids of ``vocab``, which gains the terms new to it."""
+        end = self._size + len(batch.fresh)
+        if end > len(self._ids):
+            self._ids = np.concatenate([self._ids, np.empty(max(end, len(self._ids)), np.int32)])
+        self._ids[self._size : end] = np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for t in batch.fresh), np.int32, len(batch.fresh)
+        )
+        self._size = end
+        return self._ids[batch.tokens]

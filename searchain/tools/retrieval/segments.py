@@ -84,6 +84,7 @@ class ScoreMatrixBuilder:
         workdir.mkdir(parents=True, exist_ok=True)
         self.memory = memory
         self.vocab: dict[str, int] = {}
+        """Term -> id, numbered in order of first appearance (:class:`.encode.TermMap` adds)."""
         self.segments = 0
         """Segments written so far."""
         self._tokens_per_segment = memory // BYTES_PER_TOKEN
@@ -104,15 +105,9 @@ class ScoreMatrixBuilder:
         """Passages added so far."""
         return len(self._lengths)
 
-    def add(self, terms: list[str], tokens: np.ndarray, lengths: np.ndarray) -> None:
-        """Add passages: their ``tokens`` as ids into their own ``terms``, ``lengths`` each.
-
-        Each distinct term is looked up once; the index numbers terms in order of first
-        appearance, as :mod:`.encode` numbers a batch's.
-        """
-        vocab = self.vocab
-        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), np.int32, len(terms))
-        self._chunks.append(ids[tokens])
+    def add(self, tokens: np.ndarray, lengths: np.ndarray) -> None:
+        """Add passages: their ``tokens`` (ids of :attr:`vocab`'s terms), ``lengths`` each."""
+        self._chunks.append(tokens)
         self._buffered += len(tokens)
         self._lengths.frombytes(np.ascontiguousarray(lengths, np.int32).tobytes())
         if self._buffered >= self._tokens_per_segment:

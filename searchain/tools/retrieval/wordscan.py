@@ -7,8 +7,9 @@ to end as UTF-32 code points, and scanned by numba: word characters are those ``
 ``\w`` (``str.isalnum()`` or ``_``) and digits those it calls ``\d`` (``str.isdecimal()``),
 read from a table of every code point built with those very methods, so the words found are
 the regexes' words (a property test holds the two together on arbitrary text). Each word is
-then numbered by an open-addressing hash table over its code points, in order of first
-appearance, and only a batch's distinct words come back to Python as strings.
+then numbered by an open-addressing hash table over its code points (:class:`WordTable`), in
+order of first appearance, kept from batch to batch: only words the table has not met before
+come back to Python as strings.
 
 * ``stem``'s words: ``(?u)\b\w\w+\b`` — runs of word characters, two or more long.
 * ``standard``'s: ``\w+(?:(?:[.'`’]|(?<=\d)[,.](?=\d))\w+)*`` — runs of word characters
@@ -80,45 +81,116 @@ def word_spans(
 
 
 @numba.njit(cache=True, nogil=True)
-def number_words(
-    text: np.ndarray, starts: np.ndarray, stops: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Number the words: ``(ids, first)``.
+def _hash(text: np.ndarray, start: int, stop: int) -> np.uint64:
+    """FNV-1a over a word's code points."""
+    h = np.uint64(14695981039346656037)
+    for k in range(start, stop):
+        h = (h ^ np.uint64(text[k])) * np.uint64(1099511628211)
+    return h
 
-    Each word's id, numbered from 0 in order of first appearance, and the position (in
-    ``starts``) of each id's first occurrence.
+
+@numba.njit(cache=True, nogil=True)
+def _intern(
+    text: np.ndarray,
+    starts: np.ndarray,
+    stops: np.ndarray,
+    table: np.ndarray,
+    chars: np.ndarray,
+    offsets: np.ndarray,
+    known: int,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Number each word by the table, adding the words it lacks: ``(ids, new, known)``.
+
+    ``new`` holds, for each word added, the position of its first occurrence; the caller has
+    made room in every array for all of the batch's words being new.
     """
-    n = len(starts)
-    size = 2
-    while size < 2 * n:
-        size *= 2
-    mask = size - 1
-    table = np.full(size, -1, np.int64)
-    ids = np.empty(n, np.int32)
-    first = np.empty(n, np.int64)
-    distinct = 0
-    for w in range(n):
+    mask = len(table) - 1
+    ids = np.empty(len(starts), np.int32)
+    new = np.empty(len(starts), np.int64)
+    added = 0
+    for w in range(len(starts)):
         start, stop = starts[w], stops[w]
-        h = np.uint64(14695981039346656037)  # FNV-1a over the code points
-        for k in range(start, stop):
-            h = (h ^ np.uint64(text[k])) * np.uint64(1099511628211)
-        slot = np.int64(h & np.uint64(mask))
+        length = stop - start
+        slot = np.int64(_hash(text, start, stop) & np.uint64(mask))
         while True:
             seen = table[slot]
-            if seen < 0:
-                table[slot] = distinct
-                first[distinct] = w
-                ids[w] = distinct
-                distinct += 1
+            if seen < 0:  # a word not met before: store its code points
+                table[slot] = known
+                at = offsets[known]
+                chars[at : at + length] = text[start:stop]
+                offsets[known + 1] = at + length
+                ids[w] = known
+                new[added] = w
+                added += 1
+                known += 1
                 break
-            other = first[seen]
-            length = stop - start
-            if stops[other] - starts[other] == length:
+            at = offsets[seen]
+            if offsets[seen + 1] - at == length:
                 k = 0
-                while k < length and text[starts[other] + k] == text[start + k]:
+                while k < length and chars[at + k] == text[start + k]:
                     k += 1
                 if k == length:
                     ids[w] = seen
                     break
             slot = (slot + 1) & mask
-    return ids, first[:distinct]
+    return ids, new[:added], known
+
+
+@numba.njit(cache=True, nogil=True)
+def _rehash(chars: np.ndarray, offsets: np.ndarray, known: int, size: int) -> np.ndarray:
+    """A table of ``size`` slots holding the ``known`` words."""
+    table = np.full(size, -1, np.int64)
+    mask = size - 1
+    for word in range(known):
+        slot = np.int64(_hash(chars, offsets[word], offsets[word + 1]) & np.uint64(mask))
+        while table[slot] >= 0:
+            slot = (slot + 1) & mask
+        table[slot] = word
+    return table
+
+
+class WordTable:
+    """Words met so far, numbered in order of first appearance, looked up in compiled code.
+
+    An open-addressing hash table (at most half full) over each word's code points, which are
+    kept end to end (4 bytes a character): numbering a batch's words costs no Python call per
+    word, and a word already met costs no string at all.
+    """
+
+    def __init__(self) -> None:
+        self._table = np.full(1 << 16, -1, np.int64)
+        self._chars = np.empty(1 << 20, np.uint32)
+        self._offsets = np.zeros(1 << 16, np.int64)
+        self.size = 0
+        """Words held."""
+
+    def number(
+        self, text: np.ndarray, starts: np.ndarray, stops: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids, new)``: each word's id, and where (in ``starts``) each word added occurs first.
+
+        The words added are numbered from the old :attr:`size` on, in that order.
+        """
+        most = self.size + len(starts)
+        if 2 * most > len(self._table):
+            self._table = _rehash(self._chars, self._offsets, self.size, _power_of_two(2 * most))
+        if most + 1 > len(self._offsets):
+            self._offsets = _grown(self._offsets, most + 1)
+        letters = int(self._offsets[self.size] + (stops - starts).sum())
+        if letters > len(self._chars):
+            self._chars = _grown(self._chars, letters)
+        ids, new, self.size = _intern(
+            text, starts, stops, self._table, self._chars, self._offsets, self.size
+        )
+        return ids, new
+
+
+def _power_of_two(n: int) -> int:
+    return 1 << max(16, (n - 1).bit_length())
+
+
+def _grown(array: np.ndarray, at_least: int) -> np.ndarray:
+    """``array`` in a buffer at least twice as large, its items kept."""
+    bigger = np.empty(max(at_least, 2 * len(array)), array.dtype)
+    bigger[: len(array)] = array
+    return bigger

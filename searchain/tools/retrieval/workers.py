@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import searchain
-from searchain.tools.retrieval.encode import EncodedBatch, Record, encode_batch
+from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record
 from searchain.types import Passage
 
 BATCH = 1000
@@ -123,28 +123,30 @@ class _Worker:
 
 def encoded_batches(
     passages: Iterable[Passage], tokenizer: str, workers: int, batch: int = BATCH
-) -> Iterator[EncodedBatch]:
+) -> Iterator[tuple[int, EncodedBatch]]:
     """``passages`` encoded in batches of ``batch``, in order, by ``workers`` processes.
 
-    One worker encodes in this process, with no child to start.
+    Yields ``(worker, batch)``: a batch's codes are its worker's (see :class:`.TermMap`). One
+    worker encodes in this process, with no child to start.
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     if workers == 1:
+        encoder = Encoder(tokenizer)
         for records in _records(passages, batch):
-            yield encode_batch(records, tokenizer)
+            yield 0, encoder.encode(records)
         return
     pool = [_Worker(tokenizer) for _ in range(workers)]
     sent = received = 0
     try:
         for records in _records(passages, batch):
             if sent - received == IN_FLIGHT * workers:
-                yield pool[received % workers].receive()
+                yield received % workers, pool[received % workers].receive()
                 received += 1
             pool[sent % workers].send(records)
             sent += 1
         while received < sent:
-            yield pool[received % workers].receive()
+            yield received % workers, pool[received % workers].receive()
             received += 1
     finally:
         for worker in pool:
@@ -154,9 +156,10 @@ def encoded_batches(
 def serve(tokenizer: str) -> None:
     """A worker's life: encode each batch read from standard input, answer on standard output."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    encoder = Encoder(tokenizer)
     try:
         while (records := read_frame(stdin)) is not None:
-            write_frame(stdout, encode_batch(records, tokenizer))  # type: ignore[arg-type]
+            write_frame(stdout, encoder.encode(records))  # type: ignore[arg-type]
     except (KeyboardInterrupt, BrokenPipeError):
         pass  # the build was stopped: it reports why
 

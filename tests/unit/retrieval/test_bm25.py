@@ -205,7 +205,7 @@ def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
     import numpy as np
 
     from searchain.tools.retrieval.bm25 import ScoreMatrix, Tokenizer
-    from searchain.tools.retrieval.encode import encode_batch
+    from searchain.tools.retrieval.encode import Encoder, TermMap
     from searchain.tools.retrieval.segments import MIN_MEMORY, ScoreMatrixBuilder
 
     texts = [f"{r['title']} {r['text']}" for r in CORPUS] * 3 + ["", "kevin kevin kevin drew"]
@@ -213,9 +213,10 @@ def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
     builder = ScoreMatrixBuilder(tmp_path / "segments", MIN_MEMORY)
     builder._tokens_per_segment = 9  # several segments and term ranges, some partial
     builder._postings_per_range = 9
+    encoder, terms = Encoder("stem"), TermMap()
     for i, text in enumerate(texts):
-        batch = encode_batch([(str(i), "", text)], "stem")
-        builder.add(batch.terms, batch.tokens, batch.lengths)
+        batch = encoder.encode([(str(i), "", text)])
+        builder.add(terms.resolve(batch, builder.vocab), batch.lengths)
     builder.write(tmp_path / "bm25", k1=1.2, b=0.75)
     assert builder.segments > 3
     ours = ScoreMatrix.load(tmp_path / "bm25", mmap=True)

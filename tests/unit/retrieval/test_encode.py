@@ -1,4 +1,4 @@
-"""A batch encoded by the compiled word scan equals the tokenizer's regexes, token by token."""
+"""Batches encoded by the compiled word scan give the tokenizer's terms, numbered as in one pass."""
 
 from __future__ import annotations
 
@@ -7,23 +7,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
 from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.encode import encode_batch
+from searchain.tools.retrieval.encode import Encoder, TermMap
 from searchain.tools.retrieval.tokenizer import Tokenizer
+from searchain.tools.retrieval.wordscan import SEPARATOR, WordTable, character_classes, word_spans
 from searchain.tools.retrieval.workers import encoded_batches
 from searchain.types import Passage
 
 ROOT = Path(__file__).resolve().parents[3]
 # The characters the two tokenizers treat specially, beside anything Unicode has: joiners,
 # digits (ASCII and Arabic-Indic), a combining accent, letters whose lower case is longer or
-# depends on context (final sigma), title case, numerals, the separator batches use.
+# depends on context (final sigma), title case, numerals, the separator batches use; no lone
+# surrogates (the corpus reader replaces them).
 SPECIAL = [*"aZ9_ .,'`’-\t\nΣσİßǅⅫ٣éé\x00", "\u0301"]
-text = st.text(alphabet=st.sampled_from(SPECIAL) | st.characters(), max_size=40)
+text = st.text(alphabet=st.sampled_from(SPECIAL) | st.characters(codec="utf-8"), max_size=40)
 
 
 def expected(records: list[tuple[str, str, str]], kind: str) -> tuple[list, list, list]:
@@ -38,35 +41,55 @@ def expected(records: list[tuple[str, str, str]], kind: str) -> tuple[list, list
     return list(local), tokens, lengths
 
 
+def encode_all(batches: list[list[tuple[str, str, str]]], kind: str):
+    """Terms, token ids and lengths of ``batches`` through one encoder and its term map."""
+    encoder, terms, vocab = Encoder(kind), TermMap(), {}
+    tokens, lengths, encoded = [], [], []
+    for records in batches:
+        batch = encoder.encode(records)
+        tokens += terms.resolve(batch, vocab).tolist()
+        lengths += batch.lengths.tolist()
+        encoded.append(batch)
+    return (list(vocab), tokens, lengths), encoded
+
+
 @pytest.mark.parametrize("kind", ["stem", "standard"])
-@settings(max_examples=150, deadline=None)
-@given(passages=st.lists(st.tuples(text, text), min_size=1, max_size=6))
-def test_a_batch_is_tokenised_as_the_tokenizer_does(kind, passages):
-    records = [(str(i), title, body) for i, (title, body) in enumerate(passages)]
-    batch = encode_batch(records, kind)
-    assert (batch.terms, batch.tokens.tolist(), batch.lengths.tolist()) == expected(records, kind)
-    lines = [
-        (json.dumps({"id": i, "title": t, "text": b}, ensure_ascii=False) + "\n").encode()
-        for i, t, b in records
+@pytest.mark.parametrize("remember", [0, 3, 1 << 20])
+@settings(max_examples=80, deadline=None)
+@given(batches=st.lists(st.lists(st.tuples(text, text), min_size=1, max_size=4), max_size=4))
+def test_batches_are_tokenised_and_numbered_as_the_tokenizer_and_a_dict_do(kind, remember, batches):
+    """Whatever the encoder remembers (nothing, a few terms, all), the ids are one pass's."""
+    numbered = [
+        [(f"{b}-{i}", title, body) for i, (title, body) in enumerate(records)]
+        for b, records in enumerate(batches)
     ]
-    assert batch.lines == b"".join(lines)
-    assert batch.line_lengths.tolist() == [len(line) for line in lines]
+    got, encoded = encode_all(numbered, kind)
+    assert got == expected([r for records in numbered for r in records], kind)
+    for records, batch in zip(numbered, encoded, strict=True):
+        lines = [
+            (json.dumps({"id": i, "title": t, "text": b}, ensure_ascii=False) + "\n").encode()
+            for i, t, b in records
+        ]
+        assert batch.lines == b"".join(lines)
+        assert batch.line_lengths.tolist() == [len(line) for line in lines]
 
 
 @pytest.mark.parametrize("kind", ["stem", "standard"])
 def test_the_demo_corpus_is_tokenised_as_the_tokenizer_does(kind):
-    passages = list(read_corpus(demo_corpus()))
-    records = [(p.id, p.title, p.text) for p in passages]
-    batch = encode_batch(records, kind)
-    assert len(batch.terms) > 3000
-    assert (batch.terms, batch.tokens.tolist(), batch.lengths.tolist()) == expected(records, kind)
+    records = [(p.id, p.title, p.text) for p in read_corpus(demo_corpus())]
+    batches = [records[i : i + 100] for i in range(0, len(records), 100)]
+    got, encoded = encode_all(batches, kind)
+    assert len(got[0]) > 3000
+    assert got == expected(records, kind)
+    assert sum(len(b.fresh) for b in encoded) == len(got[0])  # each term sent once
 
 
 def test_workers_hand_batches_back_in_corpus_order():
     passages = [Passage(str(i), "", f"word{i % 7} passage {i}") for i in range(2500)]
     batches = list(encoded_batches(passages, "standard", workers=3, batch=100))
-    assert [len(b) for b in batches] == [100] * 25
-    ids = [json.loads(line)["id"] for b in batches for line in b.lines.splitlines()]
+    assert [worker for worker, _ in batches] == [i % 3 for i in range(25)]
+    assert [len(b) for _, b in batches] == [100] * 25
+    ids = [json.loads(line)["id"] for _, b in batches for line in b.lines.splitlines()]
     assert ids == [str(i) for i in range(2500)]
 
 
@@ -92,3 +115,17 @@ def test_a_script_with_no_main_guard_builds_with_workers(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().endswith("passages")
     assert int(run.stdout.split()[0]) == len(list(read_corpus(demo_corpus())))
+
+
+def test_the_word_table_grows_and_keeps_every_word():
+    """Past its first sizes (slots, characters, offsets), every word keeps its number."""
+    table, seen = WordTable(), {}
+    for b in range(5):
+        words = [f"w{(b * 7919 + i * 104729) % 120_000}" + "x" * (i % 9) for i in range(40_000)]
+        joined = SEPARATOR.join(words)
+        text = np.frombuffer(joined.encode("utf-32-le"), np.uint32)
+        starts, stops = word_spans(text, character_classes(), False)
+        ids, new = table.number(text, starts, stops)
+        assert ids.tolist() == [seen.setdefault(w, len(seen)) for w in words]
+        assert [words[i] for i in new.tolist()] == list(seen)[len(seen) - len(new) :]
+    assert table.size == len(seen) > 1 << 16

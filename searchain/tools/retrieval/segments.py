@@ -198,8 +198,10 @@ class ScoreMatrixBuilder:
             "backend": "numpy",
         }
         (directory / "params.index.json").write_text(json.dumps(params, indent=1))
-        with (directory / "vocab.index.json").open("w", encoding="utf-8") as out:
-            json.dump(self.vocab, out, ensure_ascii=False)  # bm25s reads it; searchain maps:
+        # bm25s reads the JSON (dumped in one call: C all the way); searchain maps:
+        (directory / "vocab.index.json").write_text(
+            json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8"
+        )
         write_vocabulary(directory, self.vocab)
         for i in range(self.segments):
             for part in ("docs", "tfs", "terms.npy", "starts.npy"):

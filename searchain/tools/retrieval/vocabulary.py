@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from hashlib import blake2b
 from pathlib import Path
 
 import numpy as np
@@ -30,13 +31,19 @@ def term_hash(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=8).digest(), "little")
 
 
+def term_hashes(encoded: list[bytes]) -> np.ndarray:
+    """:func:`term_hash` of many terms (UTF-8 bytes) at once, as uint64."""
+    digests = b"".join([blake2b(term, digest_size=8).digest() for term in encoded])
+    return np.frombuffer(digests, "<u8").astype(np.uint64)
+
+
 def write_vocabulary(directory: Path, vocab: Mapping[str, int]) -> None:
     """Write ``vocab`` (term → column) as the mapped vocabulary's files in ``directory``."""
-    terms = list(vocab)
-    hashes = np.fromiter((term_hash(t) for t in terms), np.uint64, len(terms))
+    encoded = [term.encode() for term in vocab]
+    hashes = term_hashes(encoded)
     order = np.argsort(hashes, kind="stable")
-    encoded = [terms[i].encode() for i in order]
-    offsets = np.zeros(len(terms) + 1, np.uint64)
+    encoded = [encoded[i] for i in order]
+    offsets = np.zeros(len(encoded) + 1, np.uint64)
     np.cumsum(np.fromiter(map(len, encoded), np.uint64, len(encoded)), out=offsets[1:])
     np.save(directory / "vocab.hash.npy", hashes[order])
     np.save(directory / "vocab.column.npy", np.fromiter(vocab.values(), np.int32)[order])

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,8 @@ terms = st.text(min_size=0, max_size=12)
 @given(vocab=st.lists(terms, unique=True, max_size=200), others=st.lists(terms, max_size=50))
 def test_every_term_is_found_at_its_column_and_no_other(tmp_path_factory, vocab, others):
     directory = tmp_path_factory.mktemp("vocab")
+    encoded = [term.encode() for term in vocab]
+    assert vocabulary.term_hashes(encoded).tolist() == [vocabulary.term_hash(t) for t in vocab]
     columns = {term: 3 * i + 1 for i, term in enumerate(vocab)}
     write_vocabulary(directory, columns)
     mapped = MappedVocabulary(directory)
@@ -41,6 +44,7 @@ def test_every_term_is_found_at_its_column_and_no_other(tmp_path_factory, vocab,
 
 def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(vocabulary, "term_hash", lambda term: 7)  # every term collides
+    monkeypatch.setattr(vocabulary, "term_hashes", lambda terms: np.full(len(terms), 7, np.uint64))
     write_vocabulary(tmp_path, {"giotto": 0, "cimabue": 1, "siena": 2})
     mapped = MappedVocabulary(tmp_path)
     assert [mapped.get(t) for t in ("siena", "giotto", "cimabue", "florence")] == [2, 0, 1, None]

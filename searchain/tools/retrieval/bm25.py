@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
-from searchain.tools.retrieval.encode import TermMap
 from searchain.tools.retrieval.index_files import (
     IndexFilesError,
     check_files,
@@ -34,7 +33,6 @@ from searchain.tools.retrieval.index_files import (
 from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, ParsedVocabulary
-from searchain.tools.retrieval.workers import default_workers, encoded_batches
 from searchain.types import Passage
 
 if TYPE_CHECKING:
@@ -279,6 +277,10 @@ class BM25Index:
             raise FileExistsError(f"{path} already exists: {hint}")
         if isinstance(passages, Corpus):
             check_space(path, passages.text_bytes())
+        # The build's machinery compiles with numba: imported here, never by opening an index.
+        from searchain.tools.retrieval.encode import TermMap
+        from searchain.tools.retrieval.workers import default_workers, encoded_batches
+
         tmp = new_version(path)
         try:
             matrix = ScoreMatrixBuilder(tmp / "segments", memory)

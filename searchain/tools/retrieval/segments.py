@@ -29,7 +29,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from searchain.tools.retrieval.postings import count_postings, place_runs
 from searchain.tools.retrieval.vocabulary import write_vocabulary
 
 BYTES_PER_TOKEN = 16
@@ -122,6 +121,8 @@ class ScoreMatrixBuilder:
         lengths = np.frombuffer(self._lengths, dtype=np.int32)[self._segment_start :]
         tokens = np.concatenate(self._chunks) if self._chunks else np.empty(0, np.int32)
         self._chunks, self._buffered = [], 0
+        from searchain.tools.retrieval.postings import count_postings  # numba: builds only
+
         run_terms, starts, docs, tfs = count_postings(
             tokens, lengths, self._segment_start, len(self.vocab)
         )
@@ -211,6 +212,8 @@ class ScoreMatrixBuilder:
         self, tables: list[tuple[np.ndarray, np.ndarray]], indptr: np.ndarray, t0: int, t1: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """Passages and frequencies of terms ``t0 <= t < t1``, by term, passages ascending."""
+        from searchain.tools.retrieval.postings import place_runs  # numba: builds only
+
         n = int(indptr[t1] - indptr[t0])
         docs, tfs = np.empty(n, np.int32), np.empty(n, np.float32)
         cursor = indptr[t0:t1] - indptr[t0]

@@ -13,6 +13,7 @@ waits on a full pipe while the build waits for its answer.
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import queue
@@ -30,6 +31,9 @@ from searchain.types import Passage
 
 BATCH = 1000
 """Passages a worker encodes at a time: large enough that handing a batch over costs little."""
+LOCAL_BATCHES = 8
+"""Batches encoded in this process before any worker starts: a small corpus (the demo's, a
+test's) is indexed before a worker process would have imported numpy."""
 IN_FLIGHT = 2
 """Batches each worker may hold: one it encodes, one waiting."""
 _FRAME = struct.Struct("<Q")
@@ -126,20 +130,25 @@ def encoded_batches(
 ) -> Iterator[tuple[int, EncodedBatch]]:
     """``passages`` encoded in batches of ``batch``, in order, by ``workers`` processes.
 
-    Yields ``(worker, batch)``: a batch's codes are its worker's (see :class:`.TermMap`). One
-    worker encodes in this process, with no child to start.
+    Yields ``(worker, batch)``: a batch's codes are its worker's (see :class:`.TermMap`; -1 is
+    this process). The first :data:`LOCAL_BATCHES` are encoded here, and all of them with one
+    worker: processes start only for a corpus larger than that.
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    batches = _records(passages, batch)
+    encoder = Encoder(tokenizer)
+    for records in itertools.islice(batches, None if workers == 1 else LOCAL_BATCHES):
+        yield -1, encoder.encode(records)
     if workers == 1:
-        encoder = Encoder(tokenizer)
-        for records in _records(passages, batch):
-            yield 0, encoder.encode(records)
+        return
+    first = next(batches, None)
+    if first is None:
         return
     pool = [_Worker(tokenizer) for _ in range(workers)]
     sent = received = 0
     try:
-        for records in _records(passages, batch):
+        for records in itertools.chain([first], batches):
             if sent - received == IN_FLIGHT * workers:
                 yield received % workers, pool[received % workers].receive()
                 received += 1

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
+from searchain.tools.retrieval import workers
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.encode import Encoder, TermMap
 from searchain.tools.retrieval.tokenizer import Tokenizer
@@ -87,16 +88,25 @@ def test_the_demo_corpus_is_tokenised_as_the_tokenizer_does(kind):
 def test_workers_hand_batches_back_in_corpus_order():
     passages = [Passage(str(i), "", f"word{i % 7} passage {i}") for i in range(2500)]
     batches = list(encoded_batches(passages, "standard", workers=3, batch=100))
-    assert [worker for worker, _ in batches] == [i % 3 for i in range(25)]
+    local = workers.LOCAL_BATCHES  # encoded here before the workers start
+    assert [worker for worker, _ in batches] == [-1] * local + [i % 3 for i in range(25 - local)]
     assert [len(b) for _, b in batches] == [100] * 25
     ids = [json.loads(line)["id"] for _, b in batches for line in b.lines.splitlines()]
     assert ids == [str(i) for i in range(2500)]
 
 
-def test_a_worker_that_dies_stops_the_build_with_one_line():
+def test_a_small_corpus_starts_no_worker(monkeypatch):
+    monkeypatch.setattr(workers, "_Worker", None)  # starting one would fail
+    passages = [Passage(str(i), "", "text") for i in range(workers.LOCAL_BATCHES * 10)]
+    assert {w for w, _ in encoded_batches(passages, "standard", workers=2, batch=10)} == {-1}
+
+
+def test_a_worker_that_dies_stops_the_build_with_one_line(monkeypatch):
+    monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
+    monkeypatch.setattr(sys, "executable", "/bin/false")  # a worker that exits at once
     passages = [Passage(str(i), "", "text") for i in range(10)]
     with pytest.raises(RuntimeError, match=r"a build worker process died \(exit status 1\)"):
-        list(encoded_batches(passages, "no-such-tokenizer", workers=2))
+        list(encoded_batches(passages, "standard", workers=2))
 
 
 def test_a_script_with_no_main_guard_builds_with_workers(tmp_path):
@@ -104,7 +114,9 @@ def test_a_script_with_no_main_guard_builds_with_workers(tmp_path):
     script = (
         "from searchain import demo_corpus\n"
         "from searchain.tools.retrieval.bm25 import BM25Index\n"
+        "from searchain.tools.retrieval import workers\n"
         "from searchain.tools.retrieval.corpus import read_corpus\n"
+        "workers.LOCAL_BATCHES = 0\n"
         f"index = BM25Index.build(read_corpus(demo_corpus()), {str(tmp_path / 'i')!r}, "
         "workers=2)\n"
         "print(len(index), 'passages')\n"

@@ -9,6 +9,7 @@ import pytest
 
 from searchain import demo_corpus
 from searchain.eval.datasets import musique_hops, pooled_corpus
+from searchain.tools.retrieval import workers
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.segments import MemoryBudgetError, parse_size
@@ -24,7 +25,13 @@ def shared_builds(shared_data, tmp_path_factory):
     corpus = pooled_corpus(shared_data)
     root = tmp_path_factory.mktemp("segments")
     stages: list[str] = []
-    small = BM25Index.build(corpus, root / "small", memory=1 << 20, workers=3, stage=stages.append)
+    local, workers.LOCAL_BATCHES = workers.LOCAL_BATCHES, 0  # every batch to a worker
+    try:
+        small = BM25Index.build(
+            corpus, root / "small", memory=1 << 20, workers=3, stage=stages.append
+        )
+    finally:
+        workers.LOCAL_BATCHES = local
     whole = BM25Index.build(corpus, root / "whole", memory=4 << 30, workers=1)
     return corpus, small, whole, stages
 

@@ -270,10 +270,6 @@ def run_child(*args: str) -> tuple[dict, float]:
     return answer, max(peak / 2**30, answer.get("own_peak_gib", 0.0))
 
 
-def du_gib(path: Path) -> float:
-    return sum(f.stat().st_size for f in path.resolve().rglob("*") if f.is_file()) / 2**30
-
-
 def exhaustive(index_dir: Path, queries: list[str]) -> list[tuple[set[str], set[str]]]:
     """For each query: ids whose exhaustive score reaches the 10th best, and the best ones."""
     import numpy as np
@@ -311,14 +307,10 @@ def main() -> None:
     parser.add_argument("--data", default=None)
     parser.add_argument("--keep", action="store_true", help="keep (and reuse) built indexes")
     args = parser.parse_args()
-    from searchain.eval.datasets import data_dir, musique_hops, records
+    from scale import du_gib, write_queries  # benchmarks/scale.py, beside this script
 
-    root = data_dir(args.data)
-    queries = [h.question for h in musique_hops(root, "tune")]
-    queries += [r["question"] for r in records(root, "hotpotqa", "tune")]
-    args.work.mkdir(parents=True, exist_ok=True)
+    queries = write_queries(args.data, args.work)
     query_file = args.work / "queries.json"
-    query_file.write_text(json.dumps(queries))
     engines = ["searchain", *[e for e in args.engines if e != "searchain"]]  # the reference
     print(f"{args.size:,} passages, {len(queries)} queries, k1={K1} b={B}, top {K}", flush=True)
     rows, reference = [], None

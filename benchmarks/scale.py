@@ -117,8 +117,20 @@ def es_server_status() -> dict[str, float]:
     return {k: int(values[k].split()[0]) / 2**20 for k in ("VmHWM", "RssAnon", "RssFile")}
 
 
-def main() -> None:
+def write_queries(data: str | None, work: Path) -> list[str]:
+    """The benchmark's queries (MuSiQue gold sub-questions and HotpotQA questions of the tuning
+    split), also written to ``work/queries.json`` for the child processes."""
     from searchain.eval.datasets import data_dir, musique_hops, records
+
+    root = data_dir(data)
+    queries = [h.question for h in musique_hops(root, "tune")]
+    queries += [r["question"] for r in records(root, "hotpotqa", "tune")]
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "queries.json").write_text(json.dumps(queries))
+    return queries
+
+
+def main() -> None:
     from searchain.tools.retrieval.segments import default_memory, parse_size
 
     parser = argparse.ArgumentParser()
@@ -135,12 +147,8 @@ def main() -> None:
         help="keep each embedded index; a later run with --keep queries it again, unbuilt",
     )
     args = parser.parse_args()
-    root = data_dir(args.data)
-    queries = [h.question for h in musique_hops(root, "tune")]
-    queries += [r["question"] for r in records(root, "hotpotqa", "tune")]
-    args.work.mkdir(parents=True, exist_ok=True)
+    queries = write_queries(args.data, args.work)
     query_file = args.work / "queries.json"
-    query_file.write_text(json.dumps(queries))
     memory = parse_size(args.memory) if args.memory else default_memory()
     print(f"{len(queries)} queries; build memory budget {memory / 2**30:.1f} GiB", flush=True)
     for size in args.sizes:

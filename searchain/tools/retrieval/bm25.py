@@ -12,6 +12,7 @@ import json
 import math
 import os
 import shutil
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
     IndexFilesError,
@@ -44,6 +46,10 @@ FORMAT = 1
 
 class IndexLoadError(ValueError):
     """A directory that is not a (complete) searchain index."""
+
+
+class IndexTokenizerWarning(UserWarning):
+    """An index opened with another stemmer release than built it: some stems differ."""
 
 
 def damaged(path: str | Path, reason: str) -> IndexLoadError:
@@ -84,17 +90,14 @@ class ScoreMatrix:
         The vocabulary is the mapped one where the index has it (whatever ``mmap`` says: it is
         what makes opening take milliseconds), else bm25s's JSON.
         """
-        mode = "r" if mmap else None
-        scores = {
-            name: np.load(directory / f"{name}.csc.index.npy", mmap_mode=mode) for name in ARRAYS
-        }
+        scores = {name: npy.load(directory / f"{name}.csc.index.npy", mmap=mmap) for name in ARRAYS}
         if MappedVocabulary.present(directory):
             terms: MappedVocabulary | ParsedVocabulary = MappedVocabulary(directory)
         else:
             with (directory / "vocab.index.json").open(encoding="utf-8") as vocab:
                 terms = ParsedVocabulary(json.load(vocab))
         term_max = directory / "term_max.npy"
-        maxima = np.load(term_max, mmap_mode=mode) if term_max.is_file() else None
+        maxima = npy.load(term_max, mmap=mmap) if term_max.is_file() else None
         return cls(terms, scores, maxima)
 
 
@@ -126,6 +129,9 @@ class BM25Index:
         self._matrix = matrix
         self._offsets = offsets
         self._tokenize = Tokenizer(manifest["tokenizer"])
+        mismatch = self._tokenize.check_built_with(manifest.get("stemmer"))
+        if mismatch:
+            warnings.warn(f"index {path}: {mismatch}", IndexTokenizerWarning, stacklevel=3)
         self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
         # Closed when the index is collected, or at exit (a __del__ may run after `os` is gone).
         weakref.finalize(self, os.close, self._fd)
@@ -200,7 +206,7 @@ class BM25Index:
                 )
             check_files(root, manifest.get("files", {}), full=False)
             matrix = ScoreMatrix.load(root / "bm25", mmap=mmap)
-            offsets = np.load(root / "offsets.npy", mmap_mode="r" if mmap else None)
+            offsets = npy.load(root / "offsets.npy", mmap=mmap)
         except IndexLoadError:
             raise
         except (OSError, ValueError, KeyError, EOFError) as exc:
@@ -315,6 +321,7 @@ class BM25Index:
                 "k1": k1,
                 "b": b,
                 "tokenizer": tokenizer,
+                "stemmer": Tokenizer(tokenizer).version,
             }
             if stage:
                 stage("checksumming the index files")

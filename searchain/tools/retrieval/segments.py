@@ -29,6 +29,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.vocabulary import write_vocabulary
 
 BYTES_PER_TOKEN = 16
@@ -161,7 +162,7 @@ class ScoreMatrixBuilder:
         del lengths
         term_max = np.zeros(n_terms, dtype=np.float32)
         tables = [
-            (np.load(self._segment(i, "terms.npy")), np.load(self._segment(i, "starts.npy")))
+            (npy.load(self._segment(i, "terms.npy")), npy.load(self._segment(i, "starts.npy")))
             for i in range(self.segments)
         ]
         with (

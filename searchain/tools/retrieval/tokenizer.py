@@ -7,6 +7,7 @@ when the first word is stemmed.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import re
 import threading
@@ -64,6 +65,25 @@ class Tokenizer:
             stemmer = Stemmer.Stemmer("english", cache)
             setattr(self._local, f"stemmer{cache}", stemmer)
         return stemmer
+
+    @property
+    def version(self) -> str | None:
+        """The PyStemmer release that makes ``stem``'s terms; None for ``standard``.
+
+        Releases stem some words apart (3.0 "international" to "intern", 3.1 to "internat"), so
+        an index records the one that built it.
+        """
+        return importlib.metadata.version("PyStemmer") if self.kind == "stem" else None
+
+    def check_built_with(self, version: str | None) -> str | None:
+        """Why queries may not meet an index's terms that ``version`` made, or None."""
+        if version is None or version == self.version:
+            return None
+        return (
+            f"it was built with PyStemmer {version} and this process has {self.version}, whose "
+            f"stems can differ, so some queries miss passages: rebuild the index with "
+            f"`searchain index`, or pip install PyStemmer=={version}"
+        )
 
     def _stem(self, word: str) -> str:
         return self._stemmer(10_000).stemWord(word)

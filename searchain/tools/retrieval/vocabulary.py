@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from searchain.tools.retrieval import npy
+
 FILES = ("vocab.hash.npy", "vocab.column.npy", "vocab.offsets.npy", "vocab.terms.bin")
 
 
@@ -56,9 +58,9 @@ class MappedVocabulary:
     """A vocabulary whose tables stay on disk (see the module's docstring)."""
 
     def __init__(self, directory: Path) -> None:
-        self._hashes = np.load(directory / "vocab.hash.npy", mmap_mode="r")
-        self._columns = np.load(directory / "vocab.column.npy", mmap_mode="r")
-        self._offsets = np.load(directory / "vocab.offsets.npy", mmap_mode="r")
+        self._hashes = npy.load(directory / "vocab.hash.npy", mmap=True)
+        self._columns = npy.load(directory / "vocab.column.npy", mmap=True)
+        self._offsets = npy.load(directory / "vocab.offsets.npy", mmap=True)
         size = (directory / "vocab.terms.bin").stat().st_size
         self._terms = (
             np.memmap(directory / "vocab.terms.bin", np.uint8, "r")

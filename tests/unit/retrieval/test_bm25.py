@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import threading
+import warnings
 from pathlib import Path
 
 import pytest
 
-from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
+from searchain.tools.retrieval.bm25 import (
+    MANIFEST,
+    BM25Index,
+    IndexLoadError,
+    IndexTokenizerWarning,
+)
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 
 CORPUS = [
@@ -265,3 +272,30 @@ def test_a_byte_order_mark_and_lone_surrogate_escapes_are_read(tmp_path):
     index = BM25Index.build(read_corpus(corpus), tmp_path / "index")
     [hit] = index.search("Kevin Drew", k=1)
     assert hit.id == "bom" and hit.text == "Kevin Drew \ufffd was born"  # storable text
+
+
+def test_an_index_opened_with_another_stemmer_release_says_so(tmp_path):
+    """PyStemmer 3.0 stems "international" to "intern", 3.1 to "internat": an index built with
+    one and queried with the other misses passages, so opening it warns, naming both."""
+    corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
+    index = BM25Index.build(read_corpus(corpus), tmp_path / "idx")
+    manifest_path = index.path / MANIFEST
+    manifest = json.loads(manifest_path.read_text())
+    installed = importlib.metadata.version("PyStemmer")
+    assert manifest["stemmer"] == installed
+    manifest["stemmer"] = "3.0.0"
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.warns(IndexTokenizerWarning, match=f"PyStemmer 3.0.0 .* has {installed}"):
+        reopened = BM25Index.load(tmp_path / "idx")
+    assert reopened.search("Kevin Drew born", k=1)[0].id == "p2"
+
+
+def test_an_index_of_the_same_stemmer_or_none_opens_without_a_warning(tmp_path):
+    corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
+    BM25Index.build(read_corpus(corpus), tmp_path / "stem")
+    standard = BM25Index.build(read_corpus(corpus), tmp_path / "standard", tokenizer="standard")
+    assert json.loads((standard.path / MANIFEST).read_text())["stemmer"] is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        BM25Index.load(tmp_path / "stem")
+        BM25Index.load(tmp_path / "standard")

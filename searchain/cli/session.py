@@ -84,6 +84,8 @@ def preload(context: Any) -> None:
     retriever = context_retriever(context)
     if hasattr(retriever, "search_fields"):
         retriever.search_fields()  # Elasticsearch: reachable, the index and its fields exist
+    if hasattr(retriever, "warm"):
+        retriever.warm()  # the embedded index: its kernel loads while the LLM plans
     loaded = resolve_reader(context.reader, context.llm)
     if hasattr(loaded, "load"):
         loaded.load()

@@ -8,15 +8,16 @@ so an interrupted build never leaves a half-written index behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import shutil
+import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -135,6 +136,8 @@ class BM25Index:
         self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
         # Closed when the index is collected, or at exit (a __del__ may run after `os` is gone).
         weakref.finalize(self, os.close, self._fd)
+        self._kernel: TopK | None = None
+        self._kernel_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
@@ -155,22 +158,41 @@ class BM25Index:
         k = max(1, min(k, len(self)))
         terms = [vocab.columns(self._tokenize(query)) for query in queries]
         if len(queries) == 1:  # one query: no thread pool to start
-            docs, scores = self._top_k.search(terms[0], k)
+            docs, scores = self._top_k().search(terms[0], k)
             rows = [(docs, scores)]
         else:
-            rows = list(zip(*self._top_k.search_batch(terms, k), strict=True))
+            rows = list(zip(*self._top_k().search_batch(terms, k), strict=True))
         return [
             [self.passage(int(d), float(s)) for d, s in zip(docs, scores, strict=True) if d >= 0]
             for docs, scores in rows
         ]
 
-    @cached_property
-    def _top_k(self) -> TopK:
-        from searchain.tools.retrieval.topk import (
-            TopK,  # numba: imported when the first query comes
-        )
+    def warm(self) -> threading.Thread:
+        """Load the search kernel in a background thread; the first search waits for it.
 
-        return TopK(self._matrix.scores, self._matrix.term_max)
+        Opening imports no numba, and loading it with the compiled kernel takes 0.3-0.6 s. A
+        caller with other work before its first search (``searchain ask``: the LLM plans the
+        chain first) calls this to overlap the two. Returns the thread, already started.
+        """
+        thread = threading.Thread(target=self._load_kernel, name="searchain-bm25-warm", daemon=True)
+        thread.start()
+        return thread
+
+    def _load_kernel(self) -> None:
+        # A failure here is raised again by the first search, where its caller handles it.
+        with contextlib.suppress(Exception):
+            self._top_k()
+
+    def _top_k(self) -> TopK:
+        """The search kernel over this index's matrix, loaded once (numba: at the first query)."""
+        with self._kernel_lock:
+            if self._kernel is None:
+                from searchain.tools.retrieval.topk import TopK
+
+                kernel = TopK(self._matrix.scores, self._matrix.term_max)
+                kernel.search([], 1)  # the compiled kernel itself, read from numba's cache
+                self._kernel = kernel
+            return self._kernel
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:

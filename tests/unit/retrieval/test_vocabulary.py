@@ -95,3 +95,42 @@ def test_opening_an_index_loads_no_search_kernel_and_parses_no_vocabulary(tmp_pa
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["[]", "['numba']"]
+
+
+def test_warming_an_index_loads_its_kernel_in_the_background(tmp_path):
+    """``warm`` returns at once; the kernel loads in a thread, and a search meanwhile waits."""
+    import subprocess
+    import sys
+
+    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    probe = (
+        "import sys\n"
+        "from searchain.tools.retrieval.bm25 import BM25Index\n"
+        f"index = BM25Index.load({str(tmp_path / 'demo')!r})\n"
+        "thread = index.warm()\n"
+        "print(thread.daemon, index.search('Lorenzo Monaco')[0].title)\n"
+        "thread.join()\n"
+        "print('numba' in sys.modules, index._kernel is not None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True Lorenzo Monaco", "True True"]
+
+
+def test_ask_warms_the_index_before_the_llm_plans(tmp_path, monkeypatch):
+    """``searchain ask`` builds every component first (``preload``): the index's kernel starts
+    loading there, so the LLM's planning hides it."""
+    from searchain.cli.session import preload
+    from searchain.context import Context
+    from tests.conftest import ScriptedReplies, TableReader
+
+    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    warmed: list[Path] = []
+    monkeypatch.setattr(BM25Index, "warm", lambda index: warmed.append(index.path))
+    context = Context(
+        llm=ScriptedReplies(replies=[]),
+        reader=TableReader({}),
+        retriever=f"bm25:{tmp_path / 'demo'}",
+    )
+    preload(context)
+    assert warmed == [(tmp_path / "demo").resolve()]

@@ -239,6 +239,12 @@ def test_the_simulated_llm_says_what_it_was_told_and_plays_only_searchain(workdi
     assert result["config"]["reader"] == "none"
 
 
+def ctrl_c_as_a_terminal_gives_it() -> None:
+    """A suite started as a shell's background job (``.ci/run &``) hands its children SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler: the run would finish."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_says_how_to_resume_and_progress_shows_without_a_terminal(workdir, tmp_path):
     """Issue 33, case 9: Ctrl-C printed only "interrupted"; with stderr not a terminal nothing
     was printed until the end."""
@@ -253,7 +259,8 @@ def test_ctrl_c_says_how_to_resume_and_progress_shows_without_a_terminal(workdir
     args += ["--llm", f"scripted:{script}", "--limit", "2", "--out", str(out)]
     args += ["--index", str(path / "pooled-index")]
     run = subprocess.Popen([sys.executable, "-m", "searchain", *args], env=env, cwd=path,
-                           stderr=subprocess.PIPE, text=True)  # fmt: skip
+                           stderr=subprocess.PIPE, text=True,
+                           preexec_fn=ctrl_c_as_a_terminal_gives_it)  # fmt: skip
     try:
         for _ in range(6000):  # until the second question's call is held (at most 10 min)
             if log.exists() and len(log.read_text().splitlines()) >= 2:

@@ -51,12 +51,14 @@ def main() -> None:
     parser.add_argument("index", type=Path)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--question", default="Who wrote the history of the Peloponnesian War?")
-    parser.add_argument("ask", nargs="*", help="options for ask, after --")
-    args = parser.parse_args()
+    parser.epilog = "Options after -- go to searchain ask (default: a scripted LLM, --reader llm)."
+    argv = sys.argv[1:]
+    ask = argv[argv.index("--") + 1 :] if "--" in argv else []
+    args = parser.parse_args(argv[: len(argv) - len(ask) - bool(ask)] if ask else argv)
     with tempfile.TemporaryDirectory() as scratch:
         script = Path(scratch) / "script.json"
         script.write_text(json.dumps(SCRIPT))
-        options = args.ask or ["--llm", f"scripted:{script}", "--reader", "llm"]
+        options = ask or ["--llm", f"scripted:{script}", "--reader", "llm"]
         index = str(args.index.absolute())
         command = [sys.executable, "-c", PROBE, args.question, "--index", index]
         command += ["--db", str(Path(scratch) / "threads.sqlite"), *options]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -77,44 +79,47 @@ def test_a_partial_mapped_vocabulary_is_not_taken_for_one(tmp_path, missing):
     assert not MappedVocabulary.present(tmp_path)
 
 
+def demo_index_probe(tmp_path: Path, lines: list[str], before_open: str = "") -> list[str]:
+    """What a fresh process prints running ``lines`` with the demo index open as ``index``."""
+    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    probe = [
+        "import sys, json",
+        "from searchain.tools.retrieval.bm25 import BM25Index",
+        before_open,
+        f"index = BM25Index.load({str(tmp_path / 'demo')!r})",
+        *lines,
+    ]
+    done = subprocess.run([sys.executable, "-c", "\n".join(probe)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def test_opening_an_index_loads_no_search_kernel_and_parses_no_vocabulary(tmp_path):
     """Open reads a manifest and maps files: numba, SciPy and bm25s load at the first search."""
-    import subprocess
-    import sys
-
-    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
-    probe = (
-        "import sys, json\n"
-        "json.load = None  # no JSON vocabulary is parsed\n"
-        "from searchain.tools.retrieval.bm25 import BM25Index\n"
-        f"index = BM25Index.load({str(tmp_path / 'demo')!r})\n"
-        "print(sorted(m for m in ('numba', 'scipy', 'bm25s') if m in sys.modules))\n"
-        "index.search('Lorenzo Monaco')\n"
-        "print(sorted(m for m in ('numba', 'bm25s') if m in sys.modules))\n"
+    printed = demo_index_probe(
+        tmp_path,
+        [
+            "print(sorted(m for m in ('numba', 'scipy', 'bm25s') if m in sys.modules))",
+            "index.search('Lorenzo Monaco')",
+            "print(sorted(m for m in ('numba', 'bm25s') if m in sys.modules))",
+        ],
+        before_open="json.load = None  # no JSON vocabulary is parsed",
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["[]", "['numba']"]
+    assert printed == ["[]", "['numba']"]
 
 
 def test_warming_an_index_loads_its_kernel_in_the_background(tmp_path):
     """``warm`` returns at once; the kernel loads in a thread, and a search meanwhile waits."""
-    import subprocess
-    import sys
-
-    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
-    probe = (
-        "import sys\n"
-        "from searchain.tools.retrieval.bm25 import BM25Index\n"
-        f"index = BM25Index.load({str(tmp_path / 'demo')!r})\n"
-        "thread = index.warm()\n"
-        "print(thread.daemon, index.search('Lorenzo Monaco')[0].title)\n"
-        "thread.join()\n"
-        "print('numba' in sys.modules, index._kernel is not None)\n"
+    printed = demo_index_probe(
+        tmp_path,
+        [
+            "thread = index.warm()",
+            "print(thread.daemon, index.search('Lorenzo Monaco')[0].title)",
+            "thread.join()",
+            "print('numba' in sys.modules, index._kernel is not None)",
+        ],
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["True Lorenzo Monaco", "True True"]
+    assert printed == ["True Lorenzo Monaco", "True True"]
 
 
 def test_ask_warms_the_index_before_the_llm_plans(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 import typer
 
@@ -15,6 +16,8 @@ from searchain.cli.report import report
 from searchain.cli.resume import resume
 from searchain.cli.show import show
 from searchain.cli.threads import threads
+
+_python_format = warnings.formatwarning
 
 app = typer.Typer(
     add_completion=False,
@@ -44,4 +47,12 @@ def main() -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     os.environ.setdefault("TQDM_DISABLE", "1")  # transformers' GGUF loading bars
+    warnings.formatwarning = _one_line
     app()
+
+
+def _one_line(message: Warning | str, category: type[Warning], *where: object) -> str:
+    """The project's own warnings as one line, as its errors are; others as Python shows them."""
+    if category.__module__.startswith("searchain."):
+        return f"warning: {message}\n"
+    return _python_format(message, category, *where)  # type: ignore[arg-type]

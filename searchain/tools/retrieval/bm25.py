@@ -130,9 +130,6 @@ class BM25Index:
         self._matrix = matrix
         self._offsets = offsets
         self._tokenize = Tokenizer(manifest["tokenizer"])
-        mismatch = self._tokenize.check_built_with(manifest.get("stemmer"))
-        if mismatch:
-            warnings.warn(f"index {path}: {mismatch}", IndexTokenizerWarning, stacklevel=3)
         self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
         # Closed when the index is collected, or at exit (a __del__ may run after `os` is gone).
         weakref.finalize(self, os.close, self._fd)
@@ -235,7 +232,11 @@ class BM25Index:
             raise damaged(path, str(exc)) from None
         if len(offsets) - 1 != manifest["passages"]:
             raise damaged(path, "passage count")
-        return cls(root, matrix, offsets, manifest)
+        index = cls(root, matrix, offsets, manifest)
+        mismatch = index._tokenize.check_built_with(manifest.get("stemmer"))
+        if mismatch:  # named by the path the caller gave, not its version directory
+            warnings.warn(f"index {path}: {mismatch}", IndexTokenizerWarning, stacklevel=3)
+        return index
 
     @classmethod
     def verify(cls, path: str | Path) -> str:

@@ -16,7 +16,6 @@ terms' bytes, in the same order).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from hashlib import blake2b
 from pathlib import Path
@@ -30,7 +29,7 @@ FILES = ("vocab.hash.npy", "vocab.column.npy", "vocab.offsets.npy", "vocab.terms
 
 def term_hash(term: str) -> int:
     """A term's 64-bit hash, the same in every process (Python's ``hash`` is salted)."""
-    return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=8).digest(), "little")
+    return int.from_bytes(blake2b(term.encode(), digest_size=8).digest(), "little")
 
 
 def term_hashes(encoded: list[bytes]) -> np.ndarray:
@@ -84,7 +83,7 @@ class MappedVocabulary:
         terms = list(terms)
         if not terms:
             return []
-        wanted = np.fromiter((term_hash(t) for t in terms), np.uint64, len(terms))
+        wanted = term_hashes([term.encode() for term in terms])
         starts = np.searchsorted(self._hashes, wanted)
         found = []
         for term, h, i in zip(terms, wanted, starts.tolist(), strict=True):

@@ -287,6 +287,10 @@ def test_an_index_opened_with_another_stemmer_release_says_so(tmp_path):
     manifest_path.write_text(json.dumps(manifest))
     with pytest.warns(IndexTokenizerWarning, match=f"PyStemmer 3.0.0 .* has {installed}"):
         reopened = BM25Index.load(tmp_path / "idx")
+    with pytest.warns(IndexTokenizerWarning) as caught:
+        BM25Index.load(tmp_path / "idx")
+    assert str(caught[0].message).startswith(f"index {tmp_path / 'idx'}: ")  # not .idx.<stamp>
+    assert caught[0].filename == __file__  # points at the caller, not at searchain's insides
     assert reopened.search("Kevin Drew born", k=1)[0].id == "p2"
 
 
@@ -299,3 +303,12 @@ def test_an_index_of_the_same_stemmer_or_none_opens_without_a_warning(tmp_path):
         warnings.simplefilter("error")
         BM25Index.load(tmp_path / "stem")
         BM25Index.load(tmp_path / "standard")
+
+
+def test_the_cli_shows_its_own_warnings_as_one_line():
+    from searchain.cli import _one_line
+
+    line = _one_line(IndexTokenizerWarning("index x: rebuild it"), IndexTokenizerWarning, "f.py", 3)
+    assert line == "warning: index x: rebuild it\n"
+    other = _one_line(UserWarning("theirs"), UserWarning, "lib.py", 7)
+    assert other.startswith("lib.py:7: UserWarning: theirs")

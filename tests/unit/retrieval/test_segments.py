@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -101,3 +102,25 @@ def test_a_worker_count_below_one_is_refused(tmp_path):
     with pytest.raises(ValueError, match="workers must be at least 1"):
         BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo", workers=-1)
     assert not (tmp_path / "demo").exists()
+
+
+def test_segments_and_ranges_stop_at_their_caps_whatever_the_budget(tmp_path, monkeypatch):
+    """A generous budget does not make segments or ranges larger than the caps (their memory is
+    the build's peak, and larger ones are no faster): the index is the one a single pass gives."""
+    from searchain.tools.retrieval import segments
+
+    demo = list(read_corpus(demo_corpus()))
+    passages = [replace(p, id=f"{p.id}/{copy}") for copy in range(6) for p in demo]
+    assert len(passages) > 2 * workers.BATCH  # three batches: three segments at the cap
+    whole = BM25Index.build(passages, tmp_path / "whole", workers=1)
+    monkeypatch.setattr(segments, "MAX_SEGMENT", 200)
+    monkeypatch.setattr(segments, "MAX_RANGE", 100)
+    stages: list[str] = []
+    capped = BM25Index.build(
+        passages, tmp_path / "capped", memory=4 << 30, workers=1, stage=stages.append
+    )
+    assert int(stages[0].split(", ")[1].split()[0]) >= 3, stages
+    for name in [*MATRIX, "vocab.index.json", *FILES]:
+        assert (capped.path / "bm25" / name).read_bytes() == (
+            whole.path / "bm25" / name
+        ).read_bytes(), name

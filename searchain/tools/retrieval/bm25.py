@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from searchain.tools.retrieval import npy
+from searchain.tools.retrieval import exhaustive, npy
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
     IndexFilesError,
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 MANIFEST = "searchain-index.json"
 FORMAT = 1
+COLD_POSTINGS = 1 << 24
+"""Postings a query may hold to be answered in NumPy while the kernel loads: past about this
+many, adding them all up takes as long as the kernel takes to load (0.5 s)."""
 
 
 class IndexLoadError(ValueError):
@@ -135,6 +138,8 @@ class BM25Index:
         weakref.finalize(self, os.close, self._fd)
         self._kernel: TopK | None = None
         self._kernel_lock = threading.Lock()
+        self._warming: threading.Thread | None = None
+        self._warming_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
@@ -155,8 +160,7 @@ class BM25Index:
         k = max(1, min(k, len(self)))
         terms = [vocab.columns(self._tokenize(query)) for query in queries]
         if len(queries) == 1:  # one query: no thread pool to start
-            docs, scores = self._top_k().search(terms[0], k)
-            rows = [(docs, scores)]
+            rows = [self._search_one(terms[0], k)]
         else:
             rows = list(zip(*self._top_k().search_batch(terms, k), strict=True))
         return [
@@ -164,16 +168,40 @@ class BM25Index:
             for docs, scores in rows
         ]
 
-    def warm(self) -> threading.Thread:
-        """Load the search kernel in a background thread; the first search waits for it.
+    def _search_one(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """One query's (documents, scores): by the kernel, or by NumPy while it loads."""
+        if self._kernel is None:
+            self.warm()
+            unique = sorted(set(terms))
+            scores = self._matrix.scores
+            if exhaustive.postings(scores["indptr"], unique) <= COLD_POSTINGS:
+                return exhaustive.top_k(
+                    np.asarray(scores["data"], dtype=np.float32),
+                    scores["indices"],
+                    scores["indptr"],
+                    unique,
+                    k,
+                    len(self),
+                )
+        return self._top_k().search(terms, k)
 
-        Opening imports no numba, and loading it with the compiled kernel takes 0.3-0.6 s. A
-        caller with other work before its first search (``searchain ask``: the LLM plans the
-        chain first) calls this to overlap the two. Returns the thread, already started.
+    def warm(self) -> threading.Thread:
+        """Load the search kernel in a background thread (once); a search meanwhile needs none.
+
+        Opening imports no numba, and loading it with the compiled kernel takes 0.5-0.6 s. The
+        first search starts this itself and is answered in NumPy (:mod:`.exhaustive`) until
+        the kernel is ready, unless its terms hold more than :data:`COLD_POSTINGS` postings,
+        when it waits for the kernel. A caller with other work before its first search
+        (``searchain ask``: the LLM plans the chain first) calls it to overlap the two.
+        Returns the thread, already started.
         """
-        thread = threading.Thread(target=self._load_kernel, name="searchain-bm25-warm", daemon=True)
-        thread.start()
-        return thread
+        with self._warming_lock:
+            if self._warming is None:
+                self._warming = threading.Thread(
+                    target=self._load_kernel, name="searchain-bm25-warm", daemon=True
+                )
+                self._warming.start()
+            return self._warming
 
     def _load_kernel(self) -> None:
         # A failure here is raised again by the first search, where its caller handles it.
@@ -181,7 +209,7 @@ class BM25Index:
             self._top_k()
 
     def _top_k(self) -> TopK:
-        """The search kernel over this index's matrix, loaded once (numba: at the first query)."""
+        """The search kernel over this index's matrix, loaded once (numba: waits for it)."""
         with self._kernel_lock:
             if self._kernel is None:
                 from searchain.tools.retrieval.topk import TopK

@@ -14,8 +14,10 @@ in those lists cannot make the top k, so they stop being walked ("non-essential"
 probed, by galloping, for the documents the others bring up — and a probe stops as soon as what
 is left cannot lift the document past the k-th best. Stop words end up probed, not read. The
 result is exact (ties to the lower document id, as a stable sort gives), and the kernel needs
-no per-document scratch memory. Batches run on every core. Kernels compile on first use and are
-cached on disk (numba's ``cache=True``).
+no per-document scratch memory. A document's terms are summed in float64 in ascending term
+order, whatever order the walk meets them in, so :mod:`.exhaustive` (plain NumPy, which answers
+while this kernel loads) gives the same floats. Batches run on every core. Kernels compile on
+first use and are cached on disk (numba's ``cache=True``).
 """
 
 from __future__ import annotations
@@ -83,29 +85,46 @@ def _top_k(
         if pos[i] < end[i]:
             doc = min(doc, np.int64(indices[pos[i]]))
     best_docs = np.full(k, -1, dtype=np.int64)
-    best = np.full(k, -np.inf)  # scores summed in float64: the same whatever the term order
+    best = np.full(k, -np.inf)
+    # A document's score is its terms' scores summed in float64 in the caller's term order
+    # (ascending ids), whatever order the walk meets them in, so the NumPy scorer that answers
+    # before this kernel loads gives the very same floats: ``parts[j]`` holds term j's score
+    # for the document ``seen[j]`` names, summed only for a document that may enter the top k.
+    parts = np.zeros(m)
+    seen = np.full(m, -1, dtype=np.int64)
     low = 0
     essential = 0  # terms below this index are non-essential: probed, not walked
     while essential < m and doc != _END:
-        score = 0.0
+        score = 0.0  # the walk's running sum: enough to prune by (the bounds have margins)
         following = _END
         for i in range(essential, m):
             p = pos[i]
             if p < end[i] and indices[p] == doc:
                 score += data[p]
+                parts[order[i]], seen[order[i]] = data[p], doc
                 p += 1
                 pos[i] = p
             if p < end[i] and indices[p] < following:
                 following = indices[p]
+        pruned = False
         for i in range(essential - 1, -1, -1):
             if score + ub[i] <= best[low]:
-                break  # the rest cannot lift it past the k-th best
+                pruned = True  # the rest cannot lift it past the k-th best
+                break
             p = _gallop(indices, pos[i], end[i], doc)
             pos[i] = p
             if p < end[i] and indices[p] == doc:
                 score += data[p]
-        if score > best[low] and score > 0.0:  # ascending documents: a tie keeps the earlier
-            best_docs[low], best[low] = doc, score
+                parts[order[i]], seen[order[i]] = data[p], doc
+        if pruned or score * (1.0 + 1e-9) <= best[low]:  # summed in another order: a margin
+            doc = following
+            continue
+        total = 0.0
+        for j in range(m):
+            if seen[j] == doc:
+                total += parts[j]
+        if total > best[low] and total > 0.0:  # ascending documents: a tie keeps the earlier
+            best_docs[low], best[low] = doc, total
             low = _lowest(best_docs, best)
             while essential < m and ub[essential] <= best[low]:
                 essential += 1

@@ -95,12 +95,14 @@ def demo_index_probe(tmp_path: Path, lines: list[str], before_open: str = "") ->
 
 
 def test_opening_an_index_loads_no_search_kernel_and_parses_no_vocabulary(tmp_path):
-    """Open reads a manifest and maps files: numba, SciPy and bm25s load at the first search."""
+    """Open reads a manifest and maps files: numba loads in the background from the first
+    search on, SciPy with it, bm25s never."""
     printed = demo_index_probe(
         tmp_path,
         [
             "print(sorted(m for m in ('numba', 'scipy', 'bm25s') if m in sys.modules))",
             "index.search('Lorenzo Monaco')",
+            "index.warm().join()  # the thread the search started",
             "print(sorted(m for m in ('numba', 'bm25s') if m in sys.modules))",
         ],
         before_open="json.load = None  # no JSON vocabulary is parsed",
@@ -109,17 +111,62 @@ def test_opening_an_index_loads_no_search_kernel_and_parses_no_vocabulary(tmp_pa
 
 
 def test_warming_an_index_loads_its_kernel_in_the_background(tmp_path):
-    """``warm`` returns at once; the kernel loads in a thread, and a search meanwhile waits."""
+    """``warm`` returns at once and starts one thread however often it is called; the kernel
+    loads in it."""
     printed = demo_index_probe(
         tmp_path,
         [
             "thread = index.warm()",
-            "print(thread.daemon, index.search('Lorenzo Monaco')[0].title)",
+            "print(thread.daemon, index.warm() is thread)",
+            "print(index.search('Lorenzo Monaco')[0].title)",
             "thread.join()",
             "print('numba' in sys.modules, index._kernel is not None)",
         ],
     )
-    assert printed == ["True Lorenzo Monaco", "True True"]
+    assert printed == ["True True", "Lorenzo Monaco", "True True"]
+
+
+def test_the_first_searches_need_no_kernel_and_answer_as_it_does(tmp_path):
+    """While the kernel cannot load (its lock held here), searches are answered in NumPy; once
+    it has loaded they are the kernel's, and the same."""
+    queries = ["Who influenced Lorenzo Monaco?", "Where was Kevin Drew born?", "zzzqx", ""]
+    printed = demo_index_probe(
+        tmp_path,
+        [
+            "index._kernel_lock.acquire()",
+            f"cold = [index.search(q, k=5) for q in {queries!r}]",
+            "print(index._kernel is None, 'numba' in sys.modules)",
+            "index._kernel_lock.release()",
+            "index.warm().join()",
+            f"warm = [index.search(q, k=5) for q in {queries!r}]",
+            "print(index._kernel is not None, cold == warm, [len(r) for r in cold])",
+            "print(cold[0][0].title, cold[0][0].score > 0)",
+        ],
+    )
+    assert printed == ["True False", "True True [5, 5, 0, 0]", "Lorenzo Monaco True"]
+
+
+def test_a_query_with_more_postings_than_numpy_should_add_waits_for_the_kernel(tmp_path):
+    printed = demo_index_probe(
+        tmp_path,
+        [
+            "bm25.COLD_POSTINGS = 0",
+            "print(index.search('Lorenzo Monaco')[0].title, index._kernel is not None)",
+        ],
+        before_open="from searchain.tools.retrieval import bm25",
+    )
+    assert printed == ["Lorenzo Monaco True"]
+
+
+def test_batches_are_scored_by_the_kernel(tmp_path):
+    printed = demo_index_probe(
+        tmp_path,
+        [
+            "found = index.search_batch(['Lorenzo Monaco', 'Kevin Drew'])",
+            "print(len(found), index._kernel is not None)",
+        ],
+    )
+    assert printed == ["2 True"]
 
 
 def test_ask_warms_the_index_before_the_llm_plans(tmp_path, monkeypatch):

@@ -204,7 +204,8 @@ class BM25Index:
             return self._warming
 
     def _load_kernel(self) -> None:
-        # A failure here is raised again by the first search, where its caller handles it.
+        # A failure here is raised again by the next search that needs the kernel (one too long
+        # for NumPy, or a batch), where its caller handles it.
         with contextlib.suppress(Exception):
             self._top_k()
 

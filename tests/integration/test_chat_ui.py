@@ -37,6 +37,19 @@ WAIT = 180
 """Seconds to wait for the page to show what a step brings (generous: a busy machine)."""
 PROMPT_MARKS = ("[Query 1]", "Construct a global reasoning chain", "[Final Content]")
 """Text of the LLM's own conversation, which the person never sees."""
+REASON = "textarea[placeholder^='Share feedback']"
+"""The interrupt form's field for a rejection's reason."""
+SUBMIT_REJECTION = """
+const [css, reason] = arguments;
+const field = document.querySelector(css);
+const button = [...document.querySelectorAll("button")].find(
+  (b) => b.innerText.trim() === "Submit rejection");
+if (!field || field.value !== reason || !button
+    || !document.body.innerText.includes("Currently selected: Reject")) return false;
+button.click();
+return true;
+"""
+"""Submit the rejection if the form holds ``reason`` with "Reject" selected (one browser task)."""
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +123,25 @@ class Chat:
         box = self.driver.find_element(By.CSS_SELECTOR, "textarea")
         box.send_keys(question)
         box.send_keys(Keys.ENTER)
+
+    def reject(self, reason: str) -> None:
+        """Type ``reason`` in the open interrupt's form and submit it as a rejection.
+
+        Agent Chat UI resets the form each time it reads the interrupt again (it refetches the
+        thread's history when a run ends), dropping a reason typed before that: so the reason
+        is typed again until the form holds it with "Reject" selected, and the form is checked
+        and submitted in one browser task, which no re-render can come between.
+        """
+        from selenium.webdriver.common.by import By
+
+        def submitted(_: str) -> bool:
+            field = self.driver.find_element(By.CSS_SELECTOR, REASON)
+            if field.get_attribute("value") != reason:
+                field.clear()
+                field.send_keys(reason)
+            return bool(self.driver.execute_script(SUBMIT_REJECTION, REASON, reason))
+
+        self.wait_until(submitted, "the rejection was not submitted")
 
     def text(self) -> str:
         from selenium.webdriver.common.by import By
@@ -190,8 +222,6 @@ def converse(chat: Chat, name: str) -> str:
 
 def decide(chat: Chat, name: str) -> None:
     """Approve the first correction, reject the second with a reason; see the re-planned answer."""
-    from selenium.webdriver.common.by import By
-
     chat.ask(QUESTION)
     chat.wait_until(lambda t: "Submit rejection" in t and "Cimabue" in t, "no first correction")
     chat.shot(f"{name}-correction")
@@ -201,9 +231,7 @@ def decide(chat: Chat, name: str) -> None:
         "no second correction",
     )
     assert "corrected, the model re-plans" in chat.text()  # the progress so far
-    reason = chat.driver.find_element(By.CSS_SELECTOR, "textarea[placeholder^='Share feedback']")
-    reason.send_keys("The passage says he was born in Siena.")
-    chat.button("Submit rejection").click()
+    chat.reject("The passage says he was born in Siena.")
     chat.wait_until(lambda t: "References" in t and "Answer: Giotto" in t, "no re-planned answer")
     text = never_internal(chat.text())
     assert "Who influenced Lorenzo Monaco? → Giotto (corrected from the passage)" in text

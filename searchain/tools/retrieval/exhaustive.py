@@ -43,7 +43,7 @@ def top_k(
     """
     spans = [(int(indptr[t]), int(indptr[t + 1])) for t in terms]
     if dense is None:
-        dense = SPARSE_SHARE * postings(indptr, terms) >= n_docs
+        dense = SPARSE_SHARE * sum(b - a for a, b in spans) >= n_docs
     if not dense:
         docs, inverse = np.unique(
             np.concatenate([indices[a:b] for a, b in spans] or [np.empty(0, np.int32)]),

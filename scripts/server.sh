@@ -109,6 +109,9 @@ start() {
     LANGGRAPH_STRICT_MSGPACK=true LOG_LEVEL="${LOG_LEVEL:-INFO}" PORT="$port"
   # Callers set only their own settings (docs/server.md); MCP's runs go to this address.
   export SEARCHAIN_SHARED_SERVER=1 SEARCHAIN_SERVER_INTERNAL_URL="http://127.0.0.1:$port"
+  # No crons (their routes are refused too) and no Agent Protocol v2 streams: routes this server
+  # does not serve (searchain/server/routes.py) start nothing of their own either.
+  export CRON_ENABLED=false FF_V2_EVENT_STREAMING=false
   # The database's tables once, before the workers (started together on an empty database,
   # they race to create them and one dies).
   if ! (cd "$STATE" && "$VENV/bin/python" -m searchain.server.prepare) >"$STATE/prepare.log" 2>&1; then

@@ -7,14 +7,17 @@ in upper case (``SEARCHAIN_THETA=2.0``). A value passed explicitly wins over the
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
-from typing import Any
+from functools import cache
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from annotated_types import Interval
 from langchain_core.language_models import BaseChatModel
-from pydantic import ConfigDict, InstanceOf
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, FiniteFloat, InstanceOf, TypeAdapter, ValidationError
 from pydantic.json_schema import SkipJsonSchema
 
 from searchain.prompts import TaskPrompt, task_names, task_prompt
@@ -29,6 +32,13 @@ MAX_ROUNDS = 10
 """Upper bound accepted for ``r_max``; with ``MAX_CHAIN_NODES`` it bounds the graph's steps."""
 MAX_CHAIN_NODES = 30
 """Upper bound accepted for ``max_chain_nodes``."""
+
+
+def between(low: float, high: float) -> Interval:
+    """The bounds of a numeric field, inclusive (checked on construction, shown in Studio)."""
+    return Interval(ge=low, le=high)
+
+
 DEPLOYMENT_FIELDS = frozenset(
     {
         *("llm", "reader", "verifier", "semantic_dedup"),  # models
@@ -63,7 +73,9 @@ class Context:
     llm: str | SkipJsonSchema[InstanceOf[BaseChatModel]] = "auto"
     """Chat model: ``auto`` (OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else ``local``),
     ``local`` (SmolLM2-135M-Instruct, offline), ``provider:model``, or a chat model object."""
-    retriever: str | SkipJsonSchema[InstanceOf[Retriever]] = "bm25"
+    retriever: (
+        str | SkipJsonSchema[InstanceOf[Retriever]] | SkipJsonSchema[InstanceOf[BaseRetriever]]
+    ) = "bm25"
     """Retrieval backend: ``bm25`` (the embedded index at ``index``), ``elasticsearch`` (the
     index ``es_index`` at ``es_url``), or a retriever object."""
     index: str = "searchain-index"
@@ -85,27 +97,27 @@ class Context:
     """Who judges whether a passage states a step (the verdict on its citations): ``lexical``
     (containment on word boundaries, offline; yes/no and numbers stay unverifiable) or
     ``nli:MODEL`` (a sequence-classification NLI model's hub name or directory)."""
-    theta: float | None = None
+    theta: FiniteFloat | None = None
     """Confidence threshold θ for Verify; ``None`` uses the reader's own default (1.5 for DPR)."""
-    alpha: float = 0.35
+    alpha: Annotated[float, between(0, 1)] = 0.35
     """ROUGE-L threshold α below which a long-form answer disagrees with its passage."""
-    r_max: int = 5
+    r_max: Annotated[int, between(1, MAX_ROUNDS)] = 5
     """Maximum number of chains (rounds of LLM generation) per question."""
-    max_chain_nodes: int = 12
+    max_chain_nodes: Annotated[int, between(1, MAX_CHAIN_NODES)] = 12
     """Nodes read from one chain; longer chains are cut (the cut is recorded)."""
-    dedup_threshold: float = 0.9
+    dedup_threshold: Annotated[float, between(0, 1)] = 0.9
     """Cosine similarity above which two sub-queries count as the same (semantic dedup)."""
-    ircot_k: int = 4
+    ircot_k: Annotated[int, between(0, 50)] = 4
     """IRCoT: paragraphs retrieved per step (K); 0 retrieves nothing (the Direct and CoT
     baselines, IRCoT's "NoR")."""
-    ircot_max_steps: int = 8
+    ircot_max_steps: Annotated[int, between(0, 50)] = 8
     """IRCoT: reasoning sentences before the answer step is forced; 0 answers right after the
     first retrieval (the one-step retrieval baseline, "OneR")."""
-    ircot_max_paragraphs: int = 15
+    ircot_max_paragraphs: Annotated[int, between(1, 50)] = 15
     """IRCoT: cap on the paragraphs collected (15 in the paper)."""
-    ircot_answer: str = "direct"
+    ircot_answer: Literal["direct", "cot"] = "direct"
     """IRCoT's answer step: ``direct`` (answer only) or ``cot`` (reason, then answer)."""
-    oner_k: int = 15
+    oner_k: Annotated[int, between(1, 50)] = 15
     """OneR: paragraphs retrieved by its one retrieval with the question (IRCoT's paper searches
     a larger K for OneR than for IRCoT: 5-15 against 2-8)."""
     ircot_demos: str = "musique"
@@ -113,9 +125,9 @@ class Context:
     ``hotpotqa``, ``2wikimultihopqa``, from each data set's tuning split; ``paper-musique``,
     ``paper-hotpotqa``, ``paper-2wikimultihopqa``, ``paper-iirc``, IRCoT's published ones), a
     JSON file of the same shape, or ``""`` for none."""
-    ircot_prompt_tokens: int = 3000
+    ircot_prompt_tokens: Annotated[int, between(200, 100_000)] = 3000
     """Token budget of an IRCoT prompt: as many demonstrations as fit beside the instance."""
-    sc_samples: int = 5
+    sc_samples: Annotated[int, between(1, 50)] = 5
     """CoT-SC and Verify-and-Edit: chains of thought sampled per question (the papers sample
     up to 40; 5 keeps a CPU run short)."""
     auto_cot_demos: str = ""
@@ -126,12 +138,12 @@ class Context:
     """DSP: a JSON file of its bootstrapped demonstrations, built from a data set's tuning
     questions by :func:`searchain.eval.dsp_demos.bootstrap_dsp_demos` (``searchain eval``
     builds and caches them); empty: bare question/answer pairs of ``ircot_demos`` only."""
-    dsp_bootstrap: int = 24
+    dsp_bootstrap: Annotated[int, between(0, 100)] = 24
     """DSP's Demonstrate: tuning questions its program runs on at most when ``searchain eval``
     bootstraps its demonstrations (three LLM calls each)."""
-    tot_samples: int = 3
+    tot_samples: Annotated[int, between(1, 50)] = 3
     """Tree-of-Thought: next sentences sampled from each kept chain at every step."""
-    tot_breadth: int = 2
+    tot_breadth: Annotated[int, between(1, 50)] = 2
     """Tree-of-Thought: chains kept after each step (the breadth of its breadth-first search)."""
     approve_corrections: bool = False
     """Pause before each IR correction (``interrupt``) until a human approves or rejects it;
@@ -154,47 +166,80 @@ class Context:
             env = os.environ.get(ENV_PREFIX + f.name.upper())
             if env is not None and getattr(self, f.name) == f.default and f.default is not MISSING:
                 setattr(self, f.name, _coerce(f.name, env, f.default))
-        self._validate()
+                try:
+                    check_field(f.name, getattr(self, f.name))
+                except ValueError as exc:
+                    raise ValueError(f"{ENV_PREFIX}{f.name.upper()}: {exc}") from None
+            else:
+                check_field(f.name, getattr(self, f.name))
+        if not self.prompts and self.task not in task_names():
+            raise ValueError(f"unknown task {self.task!r}: choose one of {', '.join(task_names())}")
 
     def task_prompt(self, task: str | None = None) -> TaskPrompt:
-        """The prompt of ``task`` (a question's own) or this context's, user files included."""
+        """The prompt of ``task`` (a question's own) or this context's, user files included.
+
+        A user's prompt file is read here, on first use, never when the context is built: a
+        context opens no file and reaches no URL (its construction runs in a server's event loop).
+        """
         return task_prompt(task or self.task, self.prompts)
 
-    def _validate(self) -> None:
-        if self.task not in task_names(self.prompts):
-            known = ", ".join(task_names(self.prompts))
-            raise ValueError(f"unknown task {self.task!r}: choose one of {known}")
-        if not 1 <= self.r_max <= MAX_ROUNDS:
-            raise ValueError(f"r_max must be between 1 and {MAX_ROUNDS}, got {self.r_max}")
-        if not 1 <= self.max_chain_nodes <= MAX_CHAIN_NODES:
-            raise ValueError(
-                f"max_chain_nodes must be between 1 and {MAX_CHAIN_NODES}, "
-                f"got {self.max_chain_nodes}"
-            )
-        if self.ircot_answer not in ("direct", "cot"):
-            raise ValueError(f"ircot_answer must be direct or cot, got {self.ircot_answer!r}")
-        bounded = (
-            ("sc_samples", 1, 50),
-            ("dsp_bootstrap", 0, 100),
-            ("tot_samples", 1, 50),
-            ("tot_breadth", 1, 50),
-            ("ircot_k", 0, 50),
-            ("oner_k", 1, 50),
-            ("ircot_max_steps", 0, 50),
-            ("ircot_max_paragraphs", 1, 50),
-        )
-        for name, low, high in bounded:
-            if not low <= getattr(self, name) <= high:
-                value = getattr(self, name)
-                raise ValueError(f"{name} must be between {low} and {high}, got {value}")
-        if not 200 <= self.ircot_prompt_tokens <= 100_000:
-            tokens = self.ircot_prompt_tokens
-            raise ValueError(f"ircot_prompt_tokens must be between 200 and 100000, got {tokens}")
-        if self.theta is not None and not math.isfinite(self.theta):
-            raise ValueError(f"theta must be a finite number (or unset), got {self.theta}")
-        for name in ("alpha", "dedup_threshold"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
+
+STRICT = ConfigDict(strict=True, arbitrary_types_allowed=True)
+"""Settings are taken as they are typed: ``"false"`` is not a bool, ``2.5`` not an int."""
+
+
+@cache
+def _checkers() -> dict[str, TypeAdapter[Any]]:
+    """A strict validator per field, from its annotation (type and bounds)."""
+    hints = get_type_hints(Context, include_extras=True)
+    return {f.name: TypeAdapter(hints[f.name], config=STRICT) for f in fields(Context)}
+
+
+def check_field(name: str, value: Any) -> None:
+    """ValueError, in one line, when ``value`` is not of field ``name``'s type or bounds."""
+    try:
+        _checkers()[name].validate_python(value)
+    except ValidationError as exc:
+        raise ValueError(_problem(name, value, exc.errors()[0]["type"])) from None
+
+
+def _problem(name: str, value: Any, error: str) -> str:
+    """What is wrong with ``value`` for field ``name``, given pydantic's error type."""
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    if error in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        low, high = bounds(name)
+        return f"{name} must be between {low} and {high}, got {shown}"
+    if error == "finite_number":
+        return f"{name} must be a finite number (or unset), got {shown}"
+    return f"{name} must be {kind(name)}, got {shown} ({type(value).__name__})"
+
+
+def bounds(name: str) -> tuple[Any, Any]:
+    """The inclusive bounds of a numeric field, as its annotation declares them."""
+    hint = get_type_hints(Context, include_extras=True)[name]
+    interval = next(m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Interval))
+    return interval.ge, interval.le
+
+
+def kind(name: str) -> str:
+    """A field's type in words, for a refusal."""
+    default = next(f.default for f in fields(Context) if f.name == name)
+    hint = get_type_hints(Context, include_extras=True)[name]
+    choices = get_args(hint) if get_origin(hint) is Literal else ()
+    if choices:
+        return " or ".join(map(str, choices))
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "a whole number"
+    if isinstance(default, float):
+        return "a number"
+    if default is None:
+        return "a number or null"
+    if get_origin(hint) not in (Union, UnionType):
+        return "a string"
+    objects = [get_args(arg)[0].__name__ for arg in get_args(hint) if arg is not str]
+    return f"a spec string or a {' or '.join(objects)} object"
 
 
 def _coerce(name: str, raw: str, default: Any) -> Any:
@@ -211,8 +256,8 @@ def _coerce(name: str, raw: str, default: Any) -> Any:
         if isinstance(default, float) or default is None:
             return float(raw)
     except ValueError:
-        kind = "true/false" if isinstance(default, bool) else type(default or 0.0).__name__
-        raise ValueError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {kind}") from None
+        wanted = "true/false" if isinstance(default, bool) else type(default or 0.0).__name__
+        raise ValueError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {wanted}") from None
     return raw
 
 
@@ -272,24 +317,6 @@ def offered(settings: Mapping[str, Any]) -> set[str]:
     """
     llm = settings.get("llm")
     return {"llm"} if isinstance(llm, str) and llm.strip() in llm_choices() else set()
-
-
-def caller_settings_problem(settings: Mapping[str, Any]) -> str | None:
-    """What is wrong with ``settings`` a caller sent for a run, in one line; None if nothing.
-
-    Deployment fields are refused, unknown names named, and the caller's values checked against
-    their bounds (a ``Context`` is built from them, which opens nothing the deployment did not
-    name).
-    """
-    try:
-        refuse_deployment_fields(settings)
-        known = {f.name for f in fields(Context)}
-        if unknown := sorted(set(settings) - known):
-            return f"unknown setting{'s' * (len(unknown) > 1)} {', '.join(unknown)}"
-        Context(**settings)
-    except (TypeError, ValueError) as exc:
-        return str(exc)
-    return None
 
 
 def thread_settings(ctx: Context) -> dict[str, Any]:

@@ -76,6 +76,7 @@ def preload(context: Any) -> None:
     from searchain.tools.llms.resolve import resolve_llm
     from searchain.tools.readers.resolve import resolve_reader
 
+    context.task_prompt()  # the task exists (a prompt file of the user's is read here)
     llm = resolve_llm(context.llm)
     if hasattr(llm, "load"):
         llm.load()  # an OpenAI-compatible server: it answers and serves the model

@@ -5,24 +5,24 @@ Named by ``aegra.json`` (``"auth": {"path": "searchain.server.auth:auth"}``). Th
 ``Authorization: Bearer``; no key or an unknown one is a 401. The server keeps each thread,
 run and assistant under the user it authenticated, so another user's thread id is a 404.
 
-A caller sends questions and the caller's settings, nothing more: a run, assistant or cron whose
-``context`` (or ``config.configurable``) names a deployment setting (a model, a file, an index, a
-URL: :data:`searchain.context.DEPLOYMENT_FIELDS`) is refused with a 400 naming it, before anything
-is opened or fetched, as is an unknown setting or a value out of its bounds.
+A caller sends questions and the caller's settings, nothing more: a request whose settings, in
+any place a request carries them (:mod:`searchain.server.settings`), name a deployment setting
+(a model, a file, an index, a URL: :data:`searchain.context.DEPLOYMENT_FIELDS`), an unknown one,
+a value of another type or out of its bounds, is refused with a 400 naming it, before anything
+is opened or fetched.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import fields
 
 from langgraph_sdk import Auth
 
 from searchain.cache import load_once
-from searchain.context import Context, caller_settings_problem
 from searchain.server.fair_share import admit
 from searchain.server.keys import KEYS_FILE_ENV, KeyRing
+from searchain.server.settings import parse_request
 
 auth = Auth()
 """The server's authentication: LangGraph's ``Auth``, which Aegra and langgraph-api both load."""
@@ -68,33 +68,26 @@ async def authenticate(headers: Mapping[str | bytes, str | bytes]) -> Auth.types
     return {"identity": user, "display_name": user, "is_authenticated": True}
 
 
-def requested_settings(value: object) -> dict[str, object]:
-    """The run settings a request carries: its ``context``, and the settings in ``configurable``.
-
-    ``configurable`` also carries LangGraph's own keys (``thread_id``, ...), so only the context's
-    field names are taken from it; the server reads it as the context when ``context`` is empty.
-    """
-    if not isinstance(value, dict):
-        return {}
-    context = value.get("context")
-    config = value.get("config")
-    configurable = config.get("configurable") if isinstance(config, dict) else None
-    settings = dict(context) if isinstance(context, dict) else {}
-    if isinstance(configurable, dict):
-        names = {f.name for f in fields(Context)}
-        settings |= {k: v for k, v in configurable.items() if k in names}
-    return settings
-
-
 @auth.on
 async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
     """Refuse what a caller may not make the server do; allow everything else.
 
-    A request whose settings are not the caller's to set gets a 400; a run past the user's fair
-    share a 429 (:mod:`searchain.server.fair_share`).
+    Every event's request is parsed for settings (:func:`searchain.server.settings.parse_request`):
+    anything but the caller's settings, of their types and within their bounds, is a 400 naming
+    it. A run is then admitted into the user's fair share, or refused with a 429
+    (:mod:`searchain.server.fair_share`), and its ``configurable`` keeps nothing but the settings
+    (the server reads an otherwise empty context from it).
     """
-    settings = requested_settings(value)
-    if settings and (problem := caller_settings_problem(settings)):
-        raise Auth.exceptions.HTTPException(status_code=400, detail=problem)
+    try:
+        settings = parse_request(value)
+    except ValueError as exc:
+        raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
     if (ctx.resource, ctx.action) == ("threads", "create_run") and isinstance(value, dict):
-        await admit(ctx.user.identity, str(value.get("thread_id")))
+        config = value.get("config")
+        if isinstance(config, dict) and isinstance(config.get("configurable"), dict):
+            configurable = config["configurable"]
+            value["config"] = {
+                **config,
+                "configurable": {k: configurable[k] for k in settings if k in configurable},
+            }
+        await admit(ctx.user.identity, value)

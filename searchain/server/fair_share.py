@@ -1,64 +1,73 @@
 """A fair share per user: at most ``SEARCHAIN_RUNS_PER_USER`` runs under way per user (default 4).
 
 Without it one user could queue any number of runs, and every other user's question would wait
-behind them for a worker. A run past the bound is refused with a 429 that says how many are
-under way; the user retries when one finishes (the sdk's callers see the status).
+behind them for a worker. The share is kept in the server's PostgreSQL, so every worker process
+sees the same count, in a ledger of searchain's own (``searchain_runs``, one row a run) that does
+not wait for the server to write its rows:
 
-Counted in the server's PostgreSQL, so every worker process sees the same count: the user's runs
-``pending`` or ``running`` in Aegra's ``runs`` table, plus runs admitted a moment ago whose row
-is not written yet (``searchain_admissions``: one row per admitted run, tied to its thread, which
-holds one run under way at a time). A run's ``created_at`` is the start of the server's
-transaction, which may precede the admission, so a run of the thread from up to 30 seconds before
-matches it; an admission whose thread is gone (a stateless run's) counts no more. A lock per user
-makes the count and the admission one step, so a burst of simultaneous requests cannot all see
-room for itself. A run the server will refuse (another user's thread, a busy one) is not
-admitted; one refused for another reason (an unknown assistant) stops counting after 30 seconds.
+- **where a run starts executing** (:func:`running`, entered by the graph factories of
+  :mod:`searchain.server.graphs` for every run the server executes, by whatever route it was
+  made: a thread's, a stateless one, a resumed one, one the server made itself) the run takes a
+  place in the ledger, or does not start: it ends at once with an error naming the bound. The
+  place is given back when the run ends; a worker that dies leaves it held while the server still
+  counts the run as pending or running (its lease runs out, another worker takes it up again and
+  finds its place).
+- **where a run is requested** (:func:`admit`, from the server's authorization of every run it is
+  asked for) the request is admitted into the ledger, or refused with a 429 that says how many
+  are under way: the caller learns at once, and retries when one finishes. The admission's key
+  travels in the run's ``config.metadata``, so the run, once executing, takes the admission's
+  place rather than a second one.
+
+An entry counts while its run can still execute: an admission for 30 seconds, or for as long as
+the run it became is pending; a place for as long as its run is pending or running. A lock per
+user makes the count and the entry one step, so simultaneous requests cannot all see room.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import uuid
+from collections.abc import AsyncIterator, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Any
 
 from langgraph_sdk import Auth
 
 RUNS_PER_USER_ENV = "SEARCHAIN_RUNS_PER_USER"
 DEFAULT_RUNS_PER_USER = 4
 
+ADMISSION_KEY = "searchain_admission"
+"""Where a run's ``config.metadata`` carries the key of its admission."""
+
 TABLE = """
-CREATE TABLE IF NOT EXISTS searchain_admissions (
+CREATE TABLE IF NOT EXISTS searchain_runs (
+    key text PRIMARY KEY,
     user_id text NOT NULL,
-    thread_id text NOT NULL,
+    run_id text,
     at timestamptz NOT NULL DEFAULT now()
-)
+);
+CREATE INDEX IF NOT EXISTS searchain_runs_user ON searchain_runs (user_id);
+DROP TABLE IF EXISTS searchain_admissions
 """
-"""Runs admitted whose row may not be in ``runs`` yet (made by ``searchain.server.prepare``)."""
+"""The ledger (made by ``searchain.server.prepare``); ``searchain_admissions`` was the earlier
+release's, which counted on the server's rows."""
 
-EXPIRED = "DELETE FROM searchain_admissions WHERE at < now() - interval '30 seconds'"
-"""Admissions whose run was never created stop counting."""
+LOCK = "SELECT pg_advisory_xact_lock(hashtext('searchain-runs:' || %(user)s))"
 
-ADMISSIBLE = """
-SELECT NOT EXISTS (SELECT 1 FROM thread WHERE thread_id = %(thread)s AND user_id <> %(user)s)
-   AND NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = %(thread)s
-                   AND status IN ('pending', 'running'))
+DEAD = """
+DELETE FROM searchain_runs s WHERE s.user_id = %(user)s AND NOT (
+    (s.run_id IS NULL AND (s.at > now() - interval '30 seconds' OR EXISTS (
+        SELECT 1 FROM runs r WHERE r.user_id = s.user_id AND r.status IN ('pending', 'running')
+        AND r.config -> 'metadata' ->> 'searchain_admission' = s.key)))
+    OR (s.run_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM runs r WHERE r.run_id = s.run_id AND r.status IN ('pending', 'running'))))
 """
-"""The run will be created: the thread is the user's (or new) and has no run under way (else the
-server refuses it: 404, 409); only then is an admission recorded, so a refused run leaves none."""
+"""Entries whose run can no longer execute: an admission older than 30 seconds whose run is not
+pending or running (never made: refused after its admission), a place whose run has ended (its
+worker gave it back, or died after the run was finished elsewhere)."""
 
-ADMIT = (
-    "DELETE FROM searchain_admissions WHERE thread_id = %(thread)s",
-    "INSERT INTO searchain_admissions (user_id, thread_id) VALUES (%(user)s, %(thread)s)",
-)
-"""One admission per thread, the newest."""
-
-UNDER_WAY = """
-SELECT (SELECT count(*) FROM runs WHERE user_id = %(user)s AND status IN ('pending', 'running'))
-     + (SELECT count(*) FROM searchain_admissions a
-        WHERE a.user_id = %(user)s
-        AND EXISTS (SELECT 1 FROM thread t WHERE t.thread_id = a.thread_id)
-        AND NOT EXISTS (
-            SELECT 1 FROM runs r WHERE r.thread_id = a.thread_id
-            AND r.created_at >= a.at - interval '30 seconds'))
-"""
+UNDER_WAY = "SELECT count(*) FROM searchain_runs WHERE user_id = %(user)s"
 
 
 def runs_per_user() -> int:
@@ -71,30 +80,115 @@ def runs_per_user() -> int:
     return int(raw)
 
 
-async def admit(user: str, thread_id: str) -> None:
-    """Admit one more run of ``user`` on ``thread_id``, or raise a 429 if they are at the bound."""
+def at_bound(user: str, under_way: int, then: str) -> str:
+    """The one line that refuses a run past the bound, and what ``then``."""
+    return (
+        f"{user} has {under_way} runs under way, the most one user may ({RUNS_PER_USER_ENV}): "
+        f"{then}"
+    )
+
+
+@asynccontextmanager
+async def ledger(user: str) -> AsyncIterator[Any]:
+    """A transaction holding ``user``'s lock, the ledger cleared of entries that count no more."""
     import psycopg
 
+    connect = psycopg.AsyncConnection.connect(os.environ["DATABASE_URL"])
+    async with await connect as conn, conn.transaction():
+        await conn.execute(LOCK, {"user": user})
+        await conn.execute(DEAD, {"user": user})
+        yield conn
+
+
+async def count(conn: Any, user: str) -> int:
+    """The runs of ``user`` under way (or about to be), in the locked ledger."""
+    row = await (await conn.execute(UNDER_WAY, {"user": user})).fetchone()
+    return int(row[0]) if row else 0
+
+
+async def admit(user: str, request: MutableMapping[str, Any]) -> None:
+    """Admit the run ``request`` asks for, or raise a 429 if ``user`` is at the bound.
+
+    The admission's key is written into the request's ``config.metadata``, which the server
+    keeps in the run's configuration.
+    """
     bound = runs_per_user()
     if not bound:
         return
-    connect = psycopg.AsyncConnection.connect(os.environ["DATABASE_URL"])
-    async with await connect as conn, conn.transaction():
-        lock = "SELECT pg_advisory_xact_lock(hashtext('searchain-runs:' || %(user)s))"
-        await conn.execute(lock, {"user": user})
-        await conn.execute(
-            "DELETE FROM searchain_admissions WHERE at < now() - interval '1 minute'"
-        )
-        row = await (await conn.execute(UNDER_WAY, {"user": user})).fetchone()
-        under_way = int(row[0]) if row else 0
-        if under_way >= bound:
+    key = uuid.uuid4().hex
+    async with ledger(user) as conn:
+        if (under_way := await count(conn, user)) >= bound:
             raise Auth.exceptions.HTTPException(
-                status_code=429,
-                detail=f"{user} has {under_way} runs under way, the most one user may "
-                f"({RUNS_PER_USER_ENV}): ask again when one has finished",
+                status_code=429, detail=at_bound(user, under_way, "ask again when one has finished")
             )
-        names = {"user": user, "thread": thread_id}
-        row = await (await conn.execute(ADMISSIBLE, names)).fetchone()
-        if row and row[0]:
-            for statement in ADMIT:
-                await conn.execute(statement, names)
+        insert = "INSERT INTO searchain_runs (key, user_id) VALUES (%(key)s, %(user)s)"
+        await conn.execute(insert, {"key": key, "user": user})
+    config = request.get("config")
+    config = dict(config) if isinstance(config, MutableMapping) else {}
+    metadata = config.get("metadata")
+    config["metadata"] = {
+        **(metadata if isinstance(metadata, MutableMapping) else {}),
+        ADMISSION_KEY: key,
+    }
+    request["config"] = config
+
+
+async def take(user: str, run_id: str, admission: str | None) -> str | None:
+    """The ledger's key of the place ``run_id`` now holds; ValueError if ``user`` is at the bound.
+
+    A run admitted by :func:`admit` takes its admission's place; a run taken up again after its
+    worker died finds the place it held; any other run needs room under the bound.
+    """
+    bound = runs_per_user()
+    if not bound:
+        return None
+    async with ledger(user) as conn:
+        if admission:
+            claim = (
+                "UPDATE searchain_runs SET run_id = %(run)s WHERE key = %(key)s "
+                "AND user_id = %(user)s AND (run_id IS NULL OR run_id = %(run)s)"
+            )
+            claimed = await conn.execute(claim, {"run": run_id, "key": admission, "user": user})
+            if claimed.rowcount:
+                return admission
+        key = f"run:{run_id}"
+        held = await conn.execute("SELECT 1 FROM searchain_runs WHERE key = %(key)s", {"key": key})
+        if await held.fetchone():
+            return key
+        if (under_way := await count(conn, user)) >= bound:
+            raise ValueError(at_bound(user, under_way, "this run did not start"))
+        insert = (
+            "INSERT INTO searchain_runs (key, user_id, run_id) VALUES (%(key)s, %(user)s, %(run)s)"
+        )
+        await conn.execute(insert, {"key": key, "user": user, "run": run_id})
+        return key
+
+
+async def give_back(key: str) -> None:
+    """The place ``key`` held is free again."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(os.environ["DATABASE_URL"]) as conn:
+        await conn.execute("DELETE FROM searchain_runs WHERE key = %(key)s", {"key": key})
+
+
+@asynccontextmanager
+async def running(user: str, run_id: str, admission: str | None) -> AsyncIterator[None]:
+    """Hold a place in ``user``'s share while the run executes; ValueError if there is none.
+
+    A run cancelled under the worker (its lease lost, the server shutting down, the caller
+    cancelling) keeps its place until the server no longer counts the run as pending or running:
+    a run taken up again elsewhere finds it there.
+    """
+    key = await take(user, run_id, admission)
+    try:
+        yield
+    except asyncio.CancelledError:
+        raise
+    except BaseException:
+        if key:
+            await give_back(key)
+        raise
+    else:
+        if key:
+            await give_back(key)

@@ -1,12 +1,18 @@
-"""Nothing but ``/health`` answers without a key: a gate in front of every route of the server.
+"""The team server's front door: a known key, then a known route, or the request goes no further.
 
-Aegra's route authentication leaves out a list of paths (``/``, ``/docs``, ``/openapi.json``,
-``/info``, ``/metrics``, ...) and falls back to anonymous access when its auth module fails to
-load. The gate is middleware of the custom app (``searchain.server.mcp:app``), so it wraps every
-route the server serves, Aegra's own included: a request without a known key gets a 401 whatever
-its path, except ``/health`` (for load balancers) and CORS preflights (which browsers send without
-credentials; they reach no handler). Were this module to fail to load, the app would fail with it
-and the server would not start: it fails closed.
+A gate in front of every route the server serves, Aegra's own included (it is middleware of the
+custom app, ``searchain.server.mcp:app``, which Aegra builds its routes into):
+
+1. **A key.** Nothing but ``/health`` answers without a known key: a 401. Aegra's own route
+   authentication leaves out a list of paths (``/``, ``/docs``, ``/openapi.json``, ``/info``,
+   ``/metrics``, ...) and falls back to anonymous access when its auth module fails to load; the
+   gate does neither. CORS preflights pass (browsers send them without credentials; Aegra's CORS
+   middleware, outside the gate, answers them before any handler).
+2. **A route of the list** (:mod:`searchain.server.routes`): any other method or path is a 404,
+   before Aegra sees it, whatever a later Aegra serves there. A websocket is refused.
+
+Were this module to fail to load, the app would fail with it and the server would not start: it
+fails closed.
 """
 
 from __future__ import annotations
@@ -15,26 +21,40 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from searchain.server.auth import refusal
+from searchain.server.routes import allowed
 
 OPEN_PATHS = frozenset({"/health"})
 """Paths served without a key."""
 
 
+def error(status: int, kind: str, message: str) -> JSONResponse:
+    """An error in the Agent Protocol's shape (Aegra's), its message one line."""
+    return JSONResponse({"error": kind, "message": message, "details": None}, status_code=status)
+
+
 class KeyGate:
-    """ASGI middleware: a request without a known API key gets a 401 (but :data:`OPEN_PATHS`)."""
+    """ASGI middleware: a known key (but on :data:`OPEN_PATHS`), then a route of the list."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuse an HTTP request without a known key; pass on everything else."""
-        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
-            preflight = scope["method"] == "OPTIONS" and any(
+        """Refuse a request without a known key, or for a route not on the list."""
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] == "http":
+            method, path = scope["method"], scope["path"]
+            preflight = method == "OPTIONS" and any(
                 name == b"access-control-request-method" for name, _ in scope["headers"]
             )
-            user, why = refusal(dict(scope["headers"]))
-            if user is None and not preflight:
-                body = {"error": "unauthorized", "message": why, "details": None}  # Aegra's shape
-                await JSONResponse(body, status_code=401)(scope, receive, send)
+            if path not in OPEN_PATHS and not preflight:
+                user, why = refusal(dict(scope["headers"]))
+                if user is None:
+                    await error(401, "unauthorized", why)(scope, receive, send)
+                    return
+            if not preflight and not allowed(method, path):
+                message = f"{method} {path} is not a route of this server (docs/server.md)"
+                await error(404, "not_found", message)(scope, receive, send)
                 return
         await self.app(scope, receive, send)

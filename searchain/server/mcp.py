@@ -32,6 +32,7 @@ from searchain.output import result_from_json
 from searchain.provenance import provenance_notes, unstated_notes
 from searchain.server.gate import KeyGate
 from searchain.server.keys import KEYS_FILE_ENV
+from searchain.server.settings import deployment
 
 ALLOWED_HOSTS_ENV = "SEARCHAIN_MCP_ALLOWED_HOSTS"
 """Comma-separated ``host:port`` values MCP requests may name besides loopback (DNS rebinding
@@ -207,6 +208,7 @@ app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
 authentication covers it (``enable_custom_route_auth`` in ``aegra.json``); no documentation
 routes (they answered without a key)."""
 if os.environ.get(KEYS_FILE_ENV):  # the team server; `langgraph dev` stays open, single-user
+    deployment()  # its settings read once, as the worker starts (a broken one stops it)
     app.add_middleware(KeyGate)
 
 

@@ -5,7 +5,8 @@ graphs' default assistants as it starts; several workers starting together on an
 race each other and one dies ("duplicate key value violates unique constraint").
 ``scripts/server.sh`` runs this first, so the workers find everything in place:
 ``python -m searchain.server.prepare`` with ``$DATABASE_URL``, in the server's environment (where
-aegra-api is installed).
+aegra-api is installed). It also reads the deployment's settings (``SEARCHAIN_*``, its prompt
+file) as the workers will, so a broken one stops the start in one line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import sys
 
 from searchain.redact import redact_url
+from searchain.server.settings import deployment
 
 
 def reachable(url: str) -> None:
@@ -54,14 +56,19 @@ def create_tables() -> None:
     from searchain.server.fair_share import TABLE
 
     with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
-        conn.execute(TABLE)  # the fair share's admissions (searchain.server.fair_share)
+        for statement in TABLE.split(";"):  # the fair share's ledger (searchain.server.fair_share)
+            conn.execute(statement)
 
 
 def main() -> None:
-    """Check the database is reachable, then create its tables."""
+    """Check the deployment's settings and that the database is reachable; create its tables."""
     url = os.environ.get("DATABASE_URL", "")
     if not url:
         sys.exit("error: DATABASE_URL is not set: point it at the server's PostgreSQL database")
+    try:
+        deployment()
+    except ValueError as exc:
+        sys.exit(f"error: {exc}")
     reachable(url)
     create_tables()
 

@@ -132,7 +132,8 @@ def test_a_thread_never_supplies_a_deployment_setting(deployment, listener, secr
     first = alice.runs.wait(thread, "searchain", input={"question": QUESTION})
     assert first["answer"] == "Giotto"
     forged = {"llm": f"scripted:{secret}", "retriever": "elasticsearch", "es_url": listener.url}
-    alice.threads.update_state(thread, {"settings": forged})
+    status = status_of(lambda: alice.threads.update_state(thread, {"settings": forged}))
+    assert status == 400  # issue 40: the thread's state is a carrier of settings too
     out = alice.runs.wait(thread, "searchain", input={"question": "And who taught Giotto?"})
     assert out["answer"] == "Giotto", out  # the deployment's model and index answered
     assert listener.connections == 0

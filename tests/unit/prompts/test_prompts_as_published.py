@@ -142,12 +142,13 @@ def test_users_add_and_replace_prompts_by_name(tmp_path):
     ],
 )
 def test_a_bad_prompt_file_is_one_clear_error(tmp_path, text, message):
+    """Read on first use (a context is built without opening it), then one line."""
     path = tmp_path / "bad.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
-        Context(prompts=str(path))
+        Context(prompts=str(path)).task_prompt()
     with pytest.raises(ValueError, match="does not exist"):
-        Context(prompts=str(tmp_path / "missing.toml"))
+        Context(prompts=str(tmp_path / "missing.toml")).task_prompt()
 
 
 def test_asking_a_figures_own_question_leaves_its_demonstration_out():

@@ -71,8 +71,8 @@ to Florence, wrongly (the passage says Siena): one to approve, one to reject."""
 
 def choices(work: Path) -> dict[str, Path]:
     """The deployment's named scripts: `load` (8 first calls meet), `kill` (2 attempts meet,
-    logged), `hold` (waits for `hold.release`), `corrections` (two corrections, see
-    :data:`CORRECTIONS`), `cimabue` (answers Cimabue, its reader unsure)."""
+    logged), `hold` and `gate` (wait for `hold.release`, `gate.release`), `corrections` (two
+    corrections, see :data:`CORRECTIONS`), `cimabue` (answers Cimabue, its reader unsure)."""
     for name in ("barrier-load", "barrier-kill"):
         (work / name).mkdir(exist_ok=True)
     return {
@@ -84,6 +84,12 @@ def choices(work: Path) -> dict[str, Path]:
             barrier=2,
             barrier_dir=str(work / "barrier-kill"),
             log=str(work / "killed.log"),
+        ),
+        "gate": write_script(  # the same, for the fair share's bursts (gate.release)
+            work / "gate.json",
+            log=str(work / "gate.log"),
+            hold_from=1,
+            release=str(work / "gate.release"),
         ),
         "hold": write_script(  # every call waits until the file hold.release exists
             work / "hold.json",
@@ -107,6 +113,7 @@ def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
 
     require_module("langgraph_sdk", "studio")
     assert searchain("index", "--demo", "--index", str(work / "index")).returncode == 0
+    (work / "watched").mkdir()
     keys = work / "keys.toml"
     keys.write_text("[keys]\n" + "".join(f'{u} = "{k}"\n' for u, k in KEYS.items()))
     name = f"searchain_server_{uuid.uuid4().hex[:8]}"
@@ -124,6 +131,10 @@ def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
             {name: f"scripted:{path}" for name, path in choices(work).items()}
         ),
         "SEARCHAIN_READER": "llm",
+        # Every file the server's processes open under `watched` is logged (tests/audit).
+        "PYTHONPATH": str(ROOT / "tests" / "audit"),
+        "SEARCHAIN_TEST_WATCHED": str(work / "watched"),
+        "SEARCHAIN_TEST_OPENED": str(work / "opened.log"),
         # A killed worker's run is taken up again after its lease: short, for the test.
         "LEASE_DURATION_SECONDS": "8",
         "HEARTBEAT_INTERVAL_SECONDS": "2",

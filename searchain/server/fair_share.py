@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
+import weakref
 from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -88,13 +89,28 @@ def at_bound(user: str, under_way: int, then: str) -> str:
     )
 
 
+POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+"""A pool of connections to the server's database per event loop (a worker has one): a run
+costs the ledger three short transactions, not three new connections."""
+
+
+async def pool() -> Any:
+    """The connection pool of the running event loop, opened on first use."""
+    from psycopg_pool import AsyncConnectionPool
+
+    loop = asyncio.get_running_loop()
+    found = POOLS.get(loop)
+    if found is None:
+        url = os.environ["DATABASE_URL"]
+        found = POOLS[loop] = AsyncConnectionPool(url, min_size=1, max_size=4, open=False)
+    await found.open()  # safe to call again, and from several tasks at once
+    return found
+
+
 @asynccontextmanager
 async def ledger(user: str) -> AsyncIterator[Any]:
     """A transaction holding ``user``'s lock, the ledger cleared of entries that count no more."""
-    import psycopg
-
-    connect = psycopg.AsyncConnection.connect(os.environ["DATABASE_URL"])
-    async with await connect as conn, conn.transaction():
+    async with (await pool()).connection() as conn, conn.transaction():
         await conn.execute(LOCK, {"user": user})
         await conn.execute(DEAD, {"user": user})
         yield conn
@@ -166,9 +182,7 @@ async def take(user: str, run_id: str, admission: str | None) -> str | None:
 
 async def give_back(key: str) -> None:
     """The place ``key`` held is free again."""
-    import psycopg
-
-    async with await psycopg.AsyncConnection.connect(os.environ["DATABASE_URL"]) as conn:
+    async with (await pool()).connection() as conn:
         await conn.execute("DELETE FROM searchain_runs WHERE key = %(key)s", {"key": key})
 
 

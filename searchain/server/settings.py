@@ -2,7 +2,8 @@
 
 On the team server a request may carry run settings in several places: a run's ``context`` and
 ``config.configurable``, an assistant's (made or updated), a thread's state (its ``settings``,
-which later runs on the thread start from) and, in the Agent Protocol's v2 commands, ``params``.
+which later runs on the thread start from, written by a state update or a run's ``command``) and,
+in the Agent Protocol's v2 commands, ``params``.
 Every carrier of every request is parsed by :meth:`CallerSettings.parse` before the server acts
 on it: a closed set of fields (the context's fields that are not the deployment's), each of the
 type and within the bounds :class:`searchain.context.Context` declares, taken strictly (``"false"``
@@ -96,8 +97,9 @@ def carriers(value: object) -> Iterator[tuple[str, object]]:
     """Every place a request's body carries settings: ``(where, what it holds there)``.
 
     ``configurable`` also holds LangGraph's own keys (:data:`LANGGRAPH_KEYS`), which are not
-    settings; a thread-state update's ``values`` (an object, or a list of them) may hold the
-    thread's ``settings``; a v2 command carries its run's ``context`` and ``config`` in ``params``.
+    settings; a thread-state update's ``values`` (an object, or a list of them) and a run's
+    ``command.update`` (an object, or a list of pairs) may write the thread's ``settings``; a v2
+    command carries its run's ``context`` and ``config`` in ``params``.
     """
     if not isinstance(value, Mapping):
         return
@@ -115,6 +117,14 @@ def carriers(value: object) -> Iterator[tuple[str, object]]:
     for update in updates if isinstance(updates, list) else [updates]:
         if isinstance(update, Mapping) and "settings" in update:
             yield "values.settings", update["settings"]
+    command = value.get("command")
+    update = command.get("update") if isinstance(command, Mapping) else None
+    if isinstance(update, Mapping) and "settings" in update:
+        yield "command.update.settings", update["settings"]
+    elif isinstance(update, list):  # [[key, value], ...]
+        for pair in update:
+            if isinstance(pair, list | tuple) and len(pair) == 2 and pair[0] == "settings":
+                yield "command.update.settings", pair[1]
 
 
 def settings_of(configurable: object) -> object:

@@ -17,7 +17,7 @@ import os
 import subprocess
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -115,29 +115,39 @@ def test_every_route_with_a_key_and_without(deployment, route_table):
 
 
 @contextmanager
+def meanwhile(step: Callable[[], None]) -> Iterator[None]:
+    """``step`` done again and again, in a thread of its own, for as long as the block runs."""
+    done = threading.Event()
+
+    def repeat() -> None:
+        while not done.is_set():
+            step()
+
+    thread = threading.Thread(target=repeat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=120)
+
+
+@contextmanager
 def health_watch(url: str) -> Iterator[list[str]]:
     """``/health`` asked again and again while the block runs; the failures, listed."""
     import httpx
 
     failures: list[str] = []
-    done = threading.Event()
 
     def ask() -> None:
-        with httpx.Client(timeout=60) as http:
-            while not done.is_set():
-                try:
-                    if http.get(f"{url}/health").status_code != 200:
-                        failures.append("not 200")
-                except httpx.HTTPError as exc:
-                    failures.append(type(exc).__name__)
+        try:
+            if http.get(f"{url}/health").status_code != 200:
+                failures.append("not 200")
+        except httpx.HTTPError as exc:
+            failures.append(type(exc).__name__)
 
-    thread = threading.Thread(target=ask, daemon=True)
-    thread.start()
-    try:
+    with httpx.Client(timeout=60) as http, meanwhile(ask):
         yield failures
-    finally:
-        done.set()
-        thread.join(timeout=120)
 
 
 def attacks(watched: Path, listener: Listener) -> list[tuple[dict, str]]:
@@ -182,6 +192,11 @@ def carriers(settings: dict, thread: str, assistant: str) -> list[tuple[str, str
         ("PATCH", f"/assistants/{assistant}", {"context": settings}),
         ("POST", f"/threads/{thread}/state", {"values": {"settings": settings}}),
         ("POST", f"/threads/{thread}/state", {"values": [{"settings": settings}]}),
+        (
+            "POST",
+            f"/threads/{thread}/runs/wait",
+            {"assistant_id": "searchain", "command": {"update": {"settings": settings}}},
+        ),
     ]
 
 
@@ -258,24 +273,16 @@ def under_way_watch(deployment, user: str) -> Iterator[list[int]]:
     import psycopg
 
     samples: list[int] = []
-    done = threading.Event()
+    ledger = "SELECT count(*) FROM searchain_runs WHERE user_id = %s"
 
     def sample() -> None:
-        with psycopg.connect(deployment.env["DATABASE_URL"], autocommit=True) as conn:
-            while not done.is_set():
-                [(runs,)] = conn.execute(UNDER_WAY, (user,)).fetchall()
-                [(ledger,)] = conn.execute(
-                    "SELECT count(*) FROM searchain_runs WHERE user_id = %s", (user,)
-                ).fetchall()
-                samples.append(max(runs, ledger))
+        [(runs,)] = conn.execute(UNDER_WAY, (user,)).fetchall()
+        [(held,)] = conn.execute(ledger, (user,)).fetchall()
+        samples.append(max(runs, held))
 
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    try:
+    url = deployment.env["DATABASE_URL"]
+    with psycopg.connect(url, autocommit=True) as conn, meanwhile(sample):
         yield samples
-    finally:
-        done.set()
-        thread.join(timeout=120)
 
 
 def test_bursts_by_every_route_stay_within_the_fair_share(deployment):

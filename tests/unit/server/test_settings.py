@@ -140,6 +140,7 @@ def test_every_carrier_of_a_request_is_read():
         "config": {"configurable": {"thread_id": "t", "checkpoint_ns": "", "alpha": 0.5}},
         "params": {"context": {"prompts": "/dev/zero"}, "config": {"configurable": {"x": 1}}},
         "values": [{"settings": {"theta": 1.0}}, {"question": "q"}],
+        "command": {"resume": True, "update": [["settings", {"verify": False}], ["x", 1]]},
     }
     assert list(carriers(value)) == [
         ("context", {"r_max": 2}),
@@ -147,11 +148,14 @@ def test_every_carrier_of_a_request_is_read():
         ("params.context", {"prompts": "/dev/zero"}),
         ("params.config.configurable", {"x": 1}),
         ("values.settings", {"theta": 1.0}),
+        ("command.update.settings", {"verify": False}),
     ]
     with pytest.raises(ValueError, match=r"^prompts: the deployment's setting"):
         parse_request(value)
     del value["params"]
-    assert parse_request(value) == {"r_max": 2, "alpha": 0.5, "theta": 1.0}
+    assert parse_request(value) == {"r_max": 2, "alpha": 0.5, "theta": 1.0, "verify": False}
+    with pytest.raises(ValueError, match=r"^llm: the deployment's setting"):
+        parse_request({"command": {"update": {"settings": {"llm": "gguf:/x"}}}})
     assert parse_request({"thread_id": "t", "limit": 10}) == {}
 
 

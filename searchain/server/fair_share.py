@@ -198,11 +198,8 @@ async def running(user: str, run_id: str, admission: str | None) -> AsyncIterato
     try:
         yield
     except asyncio.CancelledError:
+        key = None  # kept: whether the run goes on elsewhere is the server's to say
         raise
-    except BaseException:
-        if key:
-            await give_back(key)
-        raise
-    else:
+    finally:
         if key:
             await give_back(key)

@@ -32,7 +32,6 @@ from tests.server import KEYS, QUESTION
 
 pytestmark = pytest.mark.integration
 
-SERVER_PYTHON = ROOT / ".venv-server" / "bin" / "python"
 
 DUMP_ROUTES = """
 import json
@@ -49,8 +48,9 @@ def route_table(deployment) -> dict[str, list[tuple[str, str]]]:
     """The running server's route table: the routes of its app and of its OpenAPI document,
     built by the server's own code and configuration (aegra.json) in its own environment."""
     env = {**deployment.env, "AEGRA_CONFIG": str(ROOT / "aegra.json")}
+    python = Path(env.get("SERVER_VENV", ROOT / ".venv-server")) / "bin" / "python"
     done = subprocess.run(
-        [str(SERVER_PYTHON), "-c", DUMP_ROUTES],
+        [str(python), "-c", DUMP_ROUTES],
         env=env,
         cwd=deployment.work,
         capture_output=True,
@@ -303,7 +303,7 @@ def test_bursts_by_every_route_stay_within_the_fair_share(deployment):
         start.wait()
         return httpx.post(deployment.url + path, json=run, headers=headers, timeout=120)
 
-    with under_way_watch(deployment, user) as samples:
+    with under_way_watch(deployment, user) as samples, health_watch(deployment.url) as failures:
         with ThreadPoolExecutor(len(paths)) as pool:
             responses = list(pool.map(post, paths))
         statuses = sorted(r.status_code for r in responses)
@@ -314,6 +314,7 @@ def test_bursts_by_every_route_stay_within_the_fair_share(deployment):
         release.touch()  # the four held runs finish
         wait_for(lambda: under_way(deployment, user) == 0, "the held runs to finish")
     assert samples and max(samples) <= 4, max(samples)
+    assert failures == []  # /health answered throughout
     out = deployment.client(user).runs.wait(None, "searchain", input={"question": QUESTION})
     assert out["answer"] == "Giotto"  # the places were given back
 
@@ -329,7 +330,7 @@ def test_mcp_calls_at_once_stay_within_the_fair_share(deployment):
         calls = [client.call_tool("searchain", {"question": QUESTION}) for _ in range(20)]
         return await asyncio.gather(*calls)
 
-    with under_way_watch(deployment, user) as samples:
+    with under_way_watch(deployment, user) as samples, health_watch(deployment.url) as failures:
         results = mcp_session(deployment.url, {"x-api-key": KEYS[user]}, work)
     answered = [r for r in results if not r.is_error]
     assert answered and all(r.structured_content["answer"] == "Giotto" for r in answered)
@@ -338,6 +339,7 @@ def test_mcp_calls_at_once_stay_within_the_fair_share(deployment):
             [line] = result.content[0].text.splitlines()
             assert "refused (429): user4 has 4 runs under way, the most one" in line, line
     assert samples and max(samples) <= 4, max(samples)
+    assert failures == []
 
 
 def test_a_run_the_requests_did_not_admit_is_refused_where_it_starts(deployment, monkeypatch):

@@ -296,10 +296,16 @@ def test_keys_are_added_and_revoked_by_editing_the_file_without_a_restart(deploy
     assert KEYS["alice"] not in log and carol not in log  # keys are never logged
 
 
-@pytest.mark.parametrize("fault", ["key file", "database"])
+@pytest.mark.parametrize("fault", ["key file", "database", "prompts", "setting"])
 def test_a_server_that_cannot_start_says_why_in_one_line(deployment, tmp_path, fault):
     env = {**deployment.env, "SERVER_BASE": str(tmp_path / "base")}
-    if fault == "key file":
+    if fault == "prompts":  # the deployment's settings are read once, at start
+        env["SEARCHAIN_PROMPTS"] = str(tmp_path / "missing.toml")
+        expected = f"prompt file {tmp_path / 'missing.toml'} does not exist"
+    elif fault == "setting":
+        env["SEARCHAIN_MAX_CHAIN_NODES"] = "99"
+        expected = "SEARCHAIN_MAX_CHAIN_NODES: max_chain_nodes must be between 1 and 30, got 99"
+    elif fault == "key file":
         (tmp_path / "keys.toml").write_text('[keys]\nalice = "short"\n')
         env["SEARCHAIN_API_KEYS_FILE"] = str(tmp_path / "keys.toml")
         expected = "the key of 'alice' is shorter than 16"

@@ -1,14 +1,16 @@
-"""The fair share's cost per run: admit, take a place, give it back, through the real ledger.
+"""The fair share's cost per run: admit it, then take its place, through the real ledger.
 
 Run (not in CI; seconds):
     .venv/bin/python benchmarks/fair_share_ledger.py --postgres URL [--runs 200]
 
 ``URL`` is a PostgreSQL server (``scripts/postgres.sh start`` prints one). The script makes a
 throw-away database holding the ledger (``searchain_runs``) beside a stand-in for the server's
-``runs`` table, times ``--runs`` runs of one user through :func:`admit`, :func:`take` and
-:func:`give_back` (the three transactions a run costs on the team server, each under the user's
-lock), and prints the mean per run, with connections from the per-loop pool and, for comparison,
-with a new connection for each transaction. Asserts nothing about time.
+``runs`` table, times ``--runs`` runs of one user through :func:`admit` and :func:`take` (the
+two transactions a run costs on the team server, each under the user's lock; a place counts
+until the server records its run's end, and the stand-in table records none: every place is
+free again at the next transaction), and prints the mean per run, with connections from the
+per-loop pool and, for comparison, with a new connection for each transaction. Asserts nothing
+about time.
 """
 
 from __future__ import annotations
@@ -25,15 +27,13 @@ from typing import Any
 
 async def one_user(runs: int) -> float:
     """Mean seconds per run of ``runs`` runs through the ledger."""
-    from searchain.server.fair_share import ADMISSION_KEY, admit, give_back, take
+    from searchain.server.fair_share import ADMISSION_KEY, admit, take
 
     started = time.perf_counter()
     for i in range(runs):
         request: dict[str, Any] = {}
         await admit("bench", request)
-        key = await take("bench", f"run-{i}", request["config"]["metadata"][ADMISSION_KEY])
-        if key:
-            await give_back(key)
+        await take("bench", f"run-{i}", request["config"]["metadata"][ADMISSION_KEY])
     return (time.perf_counter() - started) / runs
 
 

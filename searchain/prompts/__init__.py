@@ -139,12 +139,26 @@ def _tasks() -> dict[str, TaskPrompt]:
     return _parse_tasks(_load("chain_of_query.toml"), "chain_of_query.toml", {})
 
 
+PROMPT_FILE_LIMIT = 1 << 20
+"""The most a prompt file may hold (1 MiB): a device or a stray large file is refused, not read
+without end."""
+
+
 @cache
 def _user_tasks(path: str) -> dict[str, TaskPrompt]:
     try:
-        tables = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        with Path(path).open("rb") as file:
+            raw = file.read(PROMPT_FILE_LIMIT + 1)
     except FileNotFoundError:
         raise ValueError(f"prompt file {path} does not exist") from None
+    except OSError as exc:  # a directory, no permission
+        raise ValueError(f"cannot read prompt file {path} ({exc.strerror})") from None
+    if len(raw) > PROMPT_FILE_LIMIT:
+        raise ValueError(f"prompt file {path} is larger than {PROMPT_FILE_LIMIT >> 20} MiB")
+    try:
+        tables = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"prompt file {path} is not UTF-8 text (a TOML file)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"prompt file {path} is not valid TOML ({exc})") from None
     return _parse_tasks(tables, path, _tasks())

@@ -5,13 +5,12 @@ behind them for a worker. The share is kept in the server's PostgreSQL, so every
 sees the same count, in a ledger of searchain's own (``searchain_runs``, one row a run) that does
 not wait for the server to write its rows:
 
-- **where a run starts executing** (:func:`running`, entered by the graph factories of
+- **where a run starts executing** (:func:`take`, called by the graph factories of
   :mod:`searchain.server.graphs` for every run the server executes, by whatever route it was
   made: a thread's, a stateless one, a resumed one, one the server made itself) the run takes a
   place in the ledger, or does not start: it ends at once with an error naming the bound. The
-  place is given back when the run ends; a worker that dies leaves it held while the server still
-  counts the run as pending or running (its lease runs out, another worker takes it up again and
-  finds its place).
+  place counts until the server records the run's end (a worker that dies leaves it held while
+  the run is pending again; another worker takes the run up and finds its place).
 - **where a run is requested** (:func:`admit`, from the server's authorization of every run it is
   asked for) the request is admitted into the ledger, or refused with a 429 that says how many
   are under way: the caller learns at once, and retries when one finishes. The admission's key
@@ -91,7 +90,7 @@ def at_bound(user: str, under_way: int, then: str) -> str:
 
 POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 """A pool of connections to the server's database per event loop (a worker has one): a run
-costs the ledger three short transactions, not three new connections."""
+costs the ledger two short transactions, not two new connections."""
 
 
 async def pool() -> Any:
@@ -153,7 +152,10 @@ async def take(user: str, run_id: str, admission: str | None) -> str | None:
     """The ledger's key of the place ``run_id`` now holds; ValueError if ``user`` is at the bound.
 
     A run admitted by :func:`admit` takes its admission's place; a run taken up again after its
-    worker died finds the place it held; any other run needs room under the bound.
+    worker died finds the place it held; any other run needs room under the bound. The place is
+    never given back by hand: it counts for as long as the server counts the run as pending or
+    running, that is until the server has recorded the run's end, whatever ended it (an answer,
+    an error, a cancellation, a worker that died and a run finished elsewhere).
     """
     bound = runs_per_user()
     if not bound:
@@ -178,28 +180,3 @@ async def take(user: str, run_id: str, admission: str | None) -> str | None:
         )
         await conn.execute(insert, {"key": key, "user": user, "run": run_id})
         return key
-
-
-async def give_back(key: str) -> None:
-    """The place ``key`` held is free again."""
-    async with (await pool()).connection() as conn:
-        await conn.execute("DELETE FROM searchain_runs WHERE key = %(key)s", {"key": key})
-
-
-@asynccontextmanager
-async def running(user: str, run_id: str, admission: str | None) -> AsyncIterator[None]:
-    """Hold a place in ``user``'s share while the run executes; ValueError if there is none.
-
-    A run cancelled under the worker (its lease lost, the server shutting down, the caller
-    cancelling) keeps its place until the server no longer counts the run as pending or running:
-    a run taken up again elsewhere finds it there.
-    """
-    key = await take(user, run_id, admission)
-    try:
-        yield
-    except asyncio.CancelledError:
-        key = None  # kept: whether the run goes on elsewhere is the server's to say
-        raise
-    finally:
-        if key:
-            await give_back(key)

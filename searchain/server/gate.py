@@ -6,8 +6,9 @@ custom app, ``searchain.server.mcp:app``, which Aegra builds its routes into):
 1. **A key.** Nothing but ``/health`` answers without a known key: a 401. Aegra's own route
    authentication leaves out a list of paths (``/``, ``/docs``, ``/openapi.json``, ``/info``,
    ``/metrics``, ...) and falls back to anonymous access when its auth module fails to load; the
-   gate does neither. CORS preflights pass (browsers send them without credentials; Aegra's CORS
-   middleware, outside the gate, answers them before any handler).
+   gate does neither. A CORS preflight passes without one (browsers send it without
+   credentials; Aegra's CORS middleware, outside the gate, answers it before any handler), but
+   only for a method and path of the list.
 2. **A route of the list** (:mod:`searchain.server.routes`): any other method or path is a 404,
    before Aegra sees it, whatever a later Aegra serves there. A websocket is refused.
 
@@ -40,21 +41,24 @@ class KeyGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse a request without a known key, or for a route not on the list."""
-        if scope["type"] == "websocket":
+        if scope["type"] == "lifespan":  # the server starting and stopping, not a request
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # a websocket: no route of the list is one
             await send({"type": "websocket.close", "code": 1008})
             return
-        if scope["type"] == "http":
-            method, path = scope["method"], scope["path"]
-            preflight = method == "OPTIONS" and any(
-                name == b"access-control-request-method" for name, _ in scope["headers"]
-            )
-            if path not in OPEN_PATHS and not preflight:
-                user, why = refusal(dict(scope["headers"]))
-                if user is None:
-                    await error(401, "unauthorized", why)(scope, receive, send)
-                    return
-            if not preflight and not allowed(method, path):
-                message = f"{method} {path} is not a route of this server (docs/server.md)"
-                await error(404, "not_found", message)(scope, receive, send)
+        method, path = scope["method"], scope["path"]
+        headers = dict(scope["headers"])
+        asked = headers.get(b"access-control-request-method", b"").decode("latin-1")
+        if method == "OPTIONS" and asked:  # a CORS preflight, for a route of the list only
+            method = asked.upper()
+        elif path not in OPEN_PATHS:
+            user, why = refusal(headers)
+            if user is None:
+                await error(401, "unauthorized", why)(scope, receive, send)
                 return
+        if not allowed(method, path):
+            message = f"{method} {path} is not a route of this server (docs/server.md)"
+            await error(404, "not_found", message)(scope, receive, send)
+            return
         await self.app(scope, receive, send)

@@ -1,42 +1,39 @@
-"""The graphs the team server serves: each run holds a place in its user's fair share as it runs.
+"""The graphs the team server serves: each run takes a place in its user's fair share first.
 
 Named by ``aegra.json`` as graph factories. The server calls a factory each time it needs the
 graph: to execute a run, and to read a thread's state or a graph's schema. For a run, the factory
-is a context manager the server holds open for as long as the run executes, so the run's place in
-:mod:`searchain.server.fair_share` is taken before its first step and given back after its last,
-whatever route made the run. ``langgraph dev`` (single-user) serves the graphs themselves.
+takes the run's place in :mod:`searchain.server.fair_share` before its first step, whatever route
+made the run (the place counts until the server records the run's end), or refuses to start it.
+``langgraph dev`` (single-user) serves the graphs themselves.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Coroutine
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph_sdk.runtime import ServerRuntime
 
-from searchain.server.fair_share import ADMISSION_KEY, running
+from searchain.server.fair_share import ADMISSION_KEY, take
 
 
-@asynccontextmanager
 async def served(
     graph: CompiledStateGraph, config: RunnableConfig, runtime: ServerRuntime
-) -> AsyncIterator[CompiledStateGraph]:
-    """``graph``, within its user's fair share while it executes a run."""
-    if runtime.access_context != "threads.create_run":  # a state, a history, a schema: no run
-        yield graph
-        return
-    user = runtime.ensure_user().identity
-    run_id = str(config["configurable"]["run_id"])
-    admission = (config.get("metadata") or {}).get(ADMISSION_KEY)
-    async with running(user, run_id, admission if isinstance(admission, str) else None):
-        yield graph
+) -> CompiledStateGraph:
+    """``graph``, once a run it is to execute has its place in its user's fair share."""
+    if runtime.access_context == "threads.create_run":  # not a state, a history, a schema
+        admission = (config.get("metadata") or {}).get(ADMISSION_KEY)
+        run_id = str(config["configurable"]["run_id"])
+        user = runtime.ensure_user().identity
+        await take(user, run_id, admission if isinstance(admission, str) else None)
+    return graph
 
 
 def searchain(
     config: RunnableConfig, runtime: ServerRuntime
-) -> AbstractAsyncContextManager[CompiledStateGraph]:
+) -> Coroutine[Any, Any, CompiledStateGraph]:
     """SearChain (``searchain.graph.searchain``), served."""
     from searchain.graph.searchain import graph
 
@@ -45,7 +42,7 @@ def searchain(
 
 def ircot(
     config: RunnableConfig, runtime: ServerRuntime
-) -> AbstractAsyncContextManager[CompiledStateGraph]:
+) -> Coroutine[Any, Any, CompiledStateGraph]:
     """IRCoT (``searchain.graph.ircot``), served."""
     from searchain.graph.ircot import graph
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
+from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-from searchain.cache import load_once
 from searchain.context import DEPLOYMENT_FIELDS, Context, check_field, refuse_deployment_fields
 from searchain.prompts import task_names
 
@@ -50,14 +50,15 @@ class Deployment:
     file (read here, at start)."""
 
 
+@cache
 def deployment() -> Deployment:
-    """The deployment's settings, read once per process; ValueError in one line if broken."""
+    """The deployment's settings, read once per process; ValueError in one line if broken.
 
-    def read() -> Deployment:
-        context = Context()
-        return Deployment(context, frozenset(task_names(context.prompts)))
-
-    return load_once(("deployment",), read)
+    Cached for the process's life (not in :mod:`searchain.cache`, whose bound may drop an
+    entry and would then have a request read the prompt file again).
+    """
+    context = Context()
+    return Deployment(context, frozenset(task_names(context.prompts)))
 
 
 @dataclass(frozen=True)

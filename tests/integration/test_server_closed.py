@@ -376,3 +376,34 @@ def test_a_run_the_requests_did_not_admit_is_refused_where_it_starts(deployment,
     finally:
         release.touch()
         wait_for(lambda: under_way(deployment, user) == 0, "the held runs to finish")
+
+
+def test_remote_graph_in_a_checkpointed_parent_passes_langgraphs_own_keys(deployment):
+    """The neighbour of the settings in `configurable`: a RemoteGraph inside a parent graph that
+    keeps threads sends the parent's `thread_id` there, which is LangGraph's, not a setting (it
+    reached the Context as an unknown field before); a key of the parent's own application is
+    refused in one line, naming it."""
+    from typing import TypedDict
+
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.pregel.remote import RemoteGraph
+
+    class Parent(TypedDict, total=False):
+        question: str
+        answer: str
+
+    remote = RemoteGraph("searchain", url=deployment.url, api_key=KEYS["user1"])
+    parent = StateGraph(Parent)
+    parent.add_node("searchain", remote)
+    parent.add_edge(START, "searchain")
+    parent.add_edge("searchain", END)
+    graph = parent.compile(checkpointer=InMemorySaver())
+    thread = str(uuid.uuid4())
+    out = graph.invoke({"question": QUESTION}, {"configurable": {"thread_id": thread, "r_max": 2}})
+    assert out["answer"] == "Giotto"
+    with pytest.raises(Exception) as caught:  # the sdk's error for a 400
+        graph.invoke(
+            {"question": QUESTION}, {"configurable": {"thread_id": str(uuid.uuid4()), "tenant": 7}}
+        )
+    assert "config.configurable: unknown setting tenant" in str(caught.value)

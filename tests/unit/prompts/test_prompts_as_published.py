@@ -158,3 +158,19 @@ def test_asking_a_figures_own_question_leaves_its_demonstration_out():
     assert "Brad Wilk helped co-found Rage in 1962." in prompt
     pear = task_prompt("yesno").prompt("Would a pear sink in water?")
     assert "density" not in pear and 'college commencements?" (The answer can only' in pear
+
+
+def test_a_prompt_file_that_is_no_text_file_is_one_clear_error(tmp_path):
+    """The neighbours of a missing file: a directory, a database, a device without end."""
+    import sqlite3
+
+    database = tmp_path / "threads.sqlite"
+    sqlite3.connect(database).execute("CREATE TABLE t (x)").connection.close()
+    for path, message in (
+        (tmp_path, "cannot read prompt file"),
+        (database, "is not UTF-8 text"),
+        ("/dev/zero", "is larger than 1 MiB"),
+    ):
+        with pytest.raises(ValueError, match=message) as caught:
+            Context(prompts=str(path)).task_prompt()
+        assert "\n" not in str(caught.value)

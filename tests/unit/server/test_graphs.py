@@ -33,7 +33,6 @@ def test_reading_a_state_or_a_schema_takes_no_place(monkeypatch, access):
     monkeypatch.delenv("DATABASE_URL", raising=False)
 
     async def enter() -> object:
-        async with searchain({"configurable": {}}, SimpleNamespace(access_context=access)) as got:
-            return got
+        return await searchain({"configurable": {}}, SimpleNamespace(access_context=access))
 
     assert asyncio.run(enter()) is graph

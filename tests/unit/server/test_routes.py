@@ -72,7 +72,7 @@ def test_the_gate_refuses_an_unlisted_route_and_a_websocket(monkeypatch, tmp_pat
     reached: list[str] = []
 
     async def app(scope, receive, send) -> None:
-        reached.append(scope["path"])
+        reached.append(scope.get("path", scope["type"]))
 
     def call(scope: dict) -> list[dict]:
         sent: list[dict] = []
@@ -101,3 +101,15 @@ def test_the_gate_refuses_an_unlisted_route_and_a_websocket(monkeypatch, tmp_pat
         {"type": "websocket.close", "code": 1008}
     ]
     assert reached == ["/threads/t/runs/wait"]
+    reached.clear()
+    # A preflight needs no key, but only for a method and path of the list.
+    asks = [(b"access-control-request-method", b"POST")]
+    options = {**http, "method": "OPTIONS", "headers": asks}
+    assert call({**options, "path": "/runs/wait"}) == []
+    [start, _] = call({**options, "path": "/runs/crons"})
+    assert start["status"] == 404
+    asks = [(b"access-control-request-method", b"PUT")]
+    [start, _] = call({**options, "path": "/runs/wait", "headers": asks})
+    assert start["status"] == 404
+    assert call({"type": "lifespan"}) == []
+    assert reached == ["/runs/wait", "lifespan"]

@@ -190,19 +190,17 @@ def test_a_context_opens_no_file_when_it_is_built(tmp_path):
 
 
 def test_the_deployments_prompt_file_is_read_at_start(monkeypatch, tmp_path):
-    from searchain.cache import clear
-
     path = tmp_path / "mine.toml"
     path.write_text('[medical]\ntemplate = "Plan: {question}"\n', encoding="utf-8")
     monkeypatch.setenv("SEARCHAIN_PROMPTS", str(path))
-    clear()
+    deployment.cache_clear()
     try:
         assert "medical" in deployment().tasks
         assert problem({"task": "medical"}) is None
         path.unlink()  # read once: the running deployment keeps what it started with
         assert problem({"task": "medical"}) is None
     finally:
-        clear()
+        deployment.cache_clear()
 
 
 def test_the_servers_handler_refuses_with_a_400():

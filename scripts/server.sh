@@ -100,6 +100,9 @@ start() {
   fi
   [ -n "${SEARCHAIN_API_KEYS_FILE:-}" ] \
     || die "set SEARCHAIN_API_KEYS_FILE to a TOML file of API keys (searchain-server-key makes one)"
+  # The workers run in the state directory: a path given relative to here must still name it.
+  SEARCHAIN_API_KEYS_FILE="$(realpath -m -- "$SEARCHAIN_API_KEYS_FILE")"
+  export SEARCHAIN_API_KEYS_FILE
   environment
   "$VENV/bin/searchain-server-key" "$SEARCHAIN_API_KEYS_FILE" >/dev/null || exit 1
   rm -rf "$STATE"; mkdir -p "$STATE"

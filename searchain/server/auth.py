@@ -49,7 +49,10 @@ def presented_key(headers: Mapping[str | bytes, str | bytes]) -> str:
 
 def refusal(headers: Mapping[str | bytes, str | bytes]) -> tuple[str | None, str]:
     """``(user, "")`` for a request carrying a known key, else ``(None, why it is refused)``."""
-    ring = key_ring()
+    try:
+        ring = key_ring()
+    except ValueError:  # unreadable since the start (which checked it): refuse, never a 500
+        return None, "the server's key file is broken"
     key = presented_key(headers)
     if not key:
         return None, "no API key: send it as x-api-key or Authorization: Bearer"

@@ -316,3 +316,23 @@ def test_a_server_that_cannot_start_says_why_in_one_line(deployment, tmp_path, f
     assert done.returncode == 1 and done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert expected in line, done.stderr
+
+
+def test_a_key_file_named_relative_to_where_the_server_starts(deployment, tmp_path):
+    """docs/server.md starts the server with `SEARCHAIN_API_KEYS_FILE=keys.toml`: the workers run
+    in the state directory, where that name found no file (every request was a 500)."""
+    import httpx
+
+    (tmp_path / "keys.toml").write_text(f'[keys]\nalice = "{KEYS["alice"]}"\n')
+    env = {**deployment.env, "SERVER_BASE": str(tmp_path / "base")}
+    env["SEARCHAIN_API_KEYS_FILE"] = "keys.toml"
+    done = subprocess.run(
+        [SERVER, "start"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    try:
+        assert done.returncode == 0, done.stderr[-1500:]
+        url = done.stdout.strip().splitlines()[-1]
+        search = httpx.post(f"{url}/threads/search", json={}, headers={"x-api-key": KEYS["alice"]})
+        assert search.status_code == 200, search.text
+    finally:
+        subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=120)

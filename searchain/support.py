@@ -3,14 +3,19 @@
 The offline default is a lexical rule; it is cheap, it needs no model, and it is blind to
 meaning. What each value means, and what the rule cannot see:
 
-* ``stated``: the answer's words occur in the passage's text on word boundaries (after the
-  answer normalisation Verify uses), at least once not under a negation ("not", "never", "no",
-  "n't" … within four words before it); or a reader's span does, and the answer holds that
-  span on word boundaries and negates nothing. It cannot see *what* the passage says about
-  those words: "born in 1989" and "died in 1989" both state "1989".
+* ``stated``: the answer occurs in the passage's text token for token (words normalised as
+  Verify normalises answers; numbers with their point and sign, dates as dates: see
+  :mod:`searchain.tokens`), at least once not under a negation ("not", "never", "no", "n't" …
+  within four words before it); or a reader's span does, the answer holds that span, negates
+  nothing, and every other content word of the answer is in the passage too, not negated
+  ("Paris, France" is not stated by a passage saying "Paris, Texas"), but for the query's own
+  words ("The performer of X is Kevin Drew" restates the query around the span). It cannot see *what*
+  the passage says about those words: "born in 1989" and "died in 1989" both state "1989",
+  and "Paris" is stated by "Paris, Texas".
 * ``unstated``: no such occurrence (an empty answer, no passage, a negated mention only, an
-  answer that negates what the passage says). A paraphrase the passage does state, in other
-  words, is ``unstated`` too: the rule cannot see synonyms.
+  answer that negates what the passage says, an answer the passage states only in part). A
+  paraphrase the passage does state, in other words, is ``unstated`` too: the rule cannot see
+  synonyms, nor a number written out ("twelve") or in other units.
 * ``unverifiable``: containment would prove nothing, so the rule does not judge — a yes/no
   answer, a bare number ("1" occurs in "number 1 in 1989"), an answer made only of the query's
   own words (the query's entity occurs in any passage retrieved for it) or of function words
@@ -23,10 +28,10 @@ answer, numbers and yes/no included.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-from searchain.text import normalize_answer, rouge_l
+from searchain.text import rouge_l
+from searchain.tokens import answer_tokens, is_number, token_starts
 
 Support = Literal["stated", "unstated", "unverifiable"]
 """The verdict on a step and its citations (see the module's documentation)."""
@@ -129,17 +134,6 @@ FUNCTION_WORDS = frozenset(
 )
 """Words any passage holds (normalised; articles are already gone): an answer made of nothing
 else says nothing a containment test could check."""
-_NUMBER = re.compile(r"^[\d.,]+$")
-
-
-def _words(text: str) -> list[str]:
-    return normalize_answer(text).split()
-
-
-def _starts(words: list[str], needle: list[str]) -> list[int]:
-    """Every position where ``needle`` occurs in ``words``, on word boundaries."""
-    n = len(needle)
-    return [i for i in range(len(words) - n + 1) if words[i : i + n] == needle]
 
 
 def negates(words: list[str]) -> bool:
@@ -147,27 +141,49 @@ def negates(words: list[str]) -> bool:
     return any(word in NEGATIONS for word in words)
 
 
-def states(text: str, answer: str) -> bool:
-    """Whether ``text`` mentions ``answer`` on word boundaries, once at least not negated."""
-    words, needle = _words(text), _words(answer)
-    if not needle:
-        return False
-    return any(
+def _affirmed(words: list[str], needle: list[str]) -> bool:
+    """Whether ``needle`` occurs in ``words``, once at least not after a negation."""
+    return bool(needle) and any(
         not negates(words[max(0, start - NEGATION_WINDOW) : start])
-        for start in _starts(words, needle)
+        for start in token_starts(words, needle)
     )
+
+
+def states(text: str, answer: str) -> bool:
+    """Whether ``text`` mentions ``answer`` token for token, once at least not negated."""
+    return _affirmed(answer_tokens(text), answer_tokens(answer))
 
 
 def unverifiable(answer: str, query: str = "") -> bool:
     """Whether containment would prove nothing for ``answer`` (see the module's documentation)."""
-    words = _words(answer)
+    words = answer_tokens(answer)
     if not words:
         return False
     if len(words) == 1 and words[0] in YES_NO:
         return True
-    if all(_NUMBER.match(word) for word in words):
+    if all(is_number(word) for word in words):
         return True
-    return set(words) <= set(_words(query)) | FUNCTION_WORDS
+    return set(words) <= set(answer_tokens(query)) | FUNCTION_WORDS
+
+
+def is_consistent(
+    llm_answer: str,
+    reader_answer: str,
+    passage_text: str,
+    *,
+    long_form: bool,
+    alpha: float,
+) -> bool:
+    """SearChain's consistency test between the LLM's answer and the retrieved evidence.
+
+    Short answers: the reader's span must be contained in the LLM's answer, token for token
+    (a reader's "35 km" does not agree with "3.5 km"). Long-form answers (ELI5): ROUGE-L
+    between the LLM's answer and the passage must reach ``alpha``.
+    """
+    if long_form:
+        return rouge_l(llm_answer, passage_text) >= alpha
+    span = answer_tokens(reader_answer)
+    return bool(span) and bool(token_starts(answer_tokens(llm_answer), span))
 
 
 def lexical_verdict(
@@ -188,15 +204,18 @@ def lexical_verdict(
         return "stated" if rouge_l(answer, passage) >= alpha else "unstated"
     if unverifiable(answer, query):
         return "unverifiable"
-    if states(passage, answer):
+    text, words = answer_tokens(passage), answer_tokens(answer)
+    if _affirmed(text, words):
         return "stated"
-    span = _words(reader_answer)
+    span = answer_tokens(reader_answer)
+    restated = FUNCTION_WORDS | set(answer_tokens(query))  # "The performer of X is …"
     if (
         span
-        and not negates(_words(answer))
+        and not negates(words)
         and not unverifiable(reader_answer, query)
-        and states(passage, reader_answer)
-        and _starts(_words(answer), span)
+        and _affirmed(text, span)
+        and token_starts(words, span)
+        and all(_affirmed(text, [word]) for word in words if word not in restated)
     ):
         return "stated"
     return "unstated"

@@ -83,24 +83,6 @@ def rouge_l(prediction: str, reference: str) -> float:
     return float(_rouge_scorer().score(reference, prediction)["rougeL"].fmeasure)
 
 
-def is_consistent(
-    llm_answer: str,
-    reader_answer: str,
-    passage_text: str,
-    *,
-    long_form: bool,
-    alpha: float,
-) -> bool:
-    """SearChain's consistency test between the LLM's answer and the retrieved evidence.
-
-    Short answers: the reader's span must be contained in the LLM's answer. Long-form answers
-    (ELI5): ROUGE-L between the LLM's answer and the passage must reach ``alpha``.
-    """
-    if long_form:
-        return rouge_l(llm_answer, passage_text) >= alpha
-    return contains_answer(llm_answer, reader_answer)
-
-
 _ABBREVIATIONS = frozenset(
     [
         "mr",

@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.provenance",
         ),
     ),
+    ("words compared for meaning", ("searchain.tokens",)),
     ("verdicts on the leaves' text", ("searchain.support",)),
     ("prompts", ("searchain.prompts",)),
     ("tools", ("searchain.tools",)),

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from searchain.text import contains_answer, is_consistent, normalize_answer, rouge_l
+from searchain.support import is_consistent
+from searchain.text import contains_answer, normalize_answer, rouge_l
 
 
 @pytest.mark.parametrize(

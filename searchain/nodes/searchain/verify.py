@@ -20,7 +20,8 @@ from searchain.conversation import (
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept, verdict
-from searchain.text import is_consistent, occurs_in
+from searchain.support import is_consistent
+from searchain.text import occurs_in
 from searchain.tools.readers.resolve import resolve_reader
 
 

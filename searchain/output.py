@@ -19,6 +19,7 @@ def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
         "final_content": result.get("final_content", ""),
         "content_source": result.get("content_source", ""),
         "model_content": result.get("model_content", ""),
+        "trace_reply": result.get("trace_reply", ""),
         "references": [asdict(ref) for ref in result.get("references", [])],
         "unresolved_citations": list(result.get("unresolved_citations", [])),
         "nodes": [

@@ -219,6 +219,9 @@ class OutputState(InputState):
     model_content: str = ""
     """The model's own last reply, its ``[n]`` markers resolved: what answer metrics read. The
     same as ``final_content`` unless that was composed; empty when the model wrote none."""
+    trace_reply: str = ""
+    """The model's last reply exactly as it wrote it, every ``[n]`` marker kept (those that
+    point at no step too): what ALCE's citation figures score."""
     answer_source: AnswerSource = ""
     """Where ``answer`` came from: ``model`` (stated in its reply) or ``path`` (the last
     step's answer, since the model stated none)."""
@@ -332,6 +335,7 @@ def untraced() -> dict[str, Any]:
         "final_content": "",
         "content_source": "",
         "model_content": "",
+        "trace_reply": "",
         "references": [],
         "unresolved_citations": [],
     }

@@ -325,10 +325,14 @@ async def run_records(
             line = result_line(spec, method, record, output, usage, time.perf_counter() - started)
             line["asked"] = len(records)  # so a run stopped early never reads as complete
             if entails is not None and method.graph == "searchain":
-                # ALCE's figures on the model's own words and citations, never composed ones.
-                written = output.get("model_content", "")
-                cited = [r for r in output.get("references", []) if not r.inserted]
-                line["alce"] = await asyncio.to_thread(alce_scores, written, cited, entails)
+                # ALCE's figures on the model's reply as written, never a composed content;
+                # its documents are the path's passages by step, as Trace's prompt numbers them.
+                by_step = {n.step: n.passage for n in output.get("nodes", []) if n.step}
+                docs = [by_step.get(step) for step in range(1, max(by_step, default=0) + 1)]
+                reply = output.get("trace_reply", "")
+                alce = await asyncio.to_thread(alce_scores, reply, docs, entails)
+                if alce is not None:  # an output with no sentence: ALCE skips it
+                    line["alce"] = alce
             return line
 
     out.parent.mkdir(parents=True, exist_ok=True)

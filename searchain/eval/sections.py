@@ -54,14 +54,16 @@ def figure_sections(
     )
     lines += section(
         "Citations: does each cited passage state the step citing it?",
-        "The model's own citations only. Precision: citations whose passage states their step, "
+        "The model's own citations only. Verdict precision and recall are searchain's figures, "
+        "not ALCE's. Precision: citations whose passage states their step, "
         "of those the verifier could judge; *unverifiable*: the share it could not (the lexical "
         "rule does not judge yes/no, bare numbers or an answer made of the query's own words). "
         "Recall: reasoning steps backed by a stated citation, of all steps on the answers' "
         "paths. *composed*: questions whose final content searchain wrote from the path because "
         "the model's cited nothing; *inserted*: the citations it put there, per question, in "
         "neither figure. ALCE (Gao et al., 2023): its sentence-level citation recall and "
-        "precision by NLI entailment, on the model's own content; only with an NLI verifier. "
+        "precision by NLI entailment, as its compute_autoais computes them, on the model's reply "
+        "as written; only with an NLI verifier. "
         "*verifier*: who gave the verdicts (lexical: the offline containment rule, "
         "docs/traceability.md).",
         [
@@ -69,8 +71,8 @@ def figure_sections(
             "verifier",
             "main",
             "citations/question",
-            "citation precision",
-            "citation recall",
+            "verdict precision",
+            "verdict recall",
             "unverifiable",
             "composed",
             "inserted/question",

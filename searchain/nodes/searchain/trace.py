@@ -46,7 +46,8 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if not path:
         # Nothing was accepted, so nothing can be cited: the model's own final content is the
         # result, its [n] markers removed (and reported) like any that point nowhere.
-        content, _, unresolved = resolve_citations(last_reply(state), [])
+        reply = last_reply(state)
+        content, _, unresolved = resolve_citations(reply, [])
         answer = extract_final_answer(content, labels)
         emit(runtime, "trace_done", references=0, unresolved=unresolved)
         return said(
@@ -55,6 +56,7 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 "final_content": content,
                 "content_source": "model" if content else "",
                 "model_content": content,
+                "trace_reply": reply,
                 "answer": answer,
                 "answer_source": "model" if answer else "",
                 "references": [],  # every output field, even with nothing to cite
@@ -92,6 +94,7 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "final_content": content,
             "content_source": source,
             "model_content": written,
+            "trace_reply": reply,
             "answer": answer,
             "answer_source": "model" if stated else "path" if answer else "",
             "references": references,

@@ -9,9 +9,9 @@ meaning. What each value means, and what the rule cannot see:
   within four words before it); or a reader's span does, the answer holds that span, negates
   nothing, and every other content word of the answer is in the passage too, not negated
   ("Paris, France" is not stated by a passage saying "Paris, Texas"), but for the query's own
-  words ("The performer of X is Kevin Drew" restates the query around the span). It cannot see *what*
-  the passage says about those words: "born in 1989" and "died in 1989" both state "1989",
-  and "Paris" is stated by "Paris, Texas".
+  words ("The performer of X is Kevin Drew" restates the query around the span). It cannot
+  see *what* the passage says about those words: "born in 1989" and "died in 1989" both
+  state "1989", and "Paris" is stated by "Paris, Texas".
 * ``unstated``: no such occurrence (an empty answer, no passage, a negated mention only, an
   answer that negates what the passage says, an answer the passage states only in part). A
   paraphrase the passage does state, in other words, is ``unstated`` too: the rule cannot see

@@ -1,4 +1,4 @@
-"""ALCE's citation recall and precision (Gao et al., EMNLP 2023): its ``compute_autoais``.
+r"""ALCE's citation recall and precision (Gao et al., EMNLP 2023): its ``compute_autoais``.
 
 Transcribed from ALCE's ``eval.py`` (``compute_autoais(citation=True)``, no decontextualisation,
 ``--at_most_citations 3``, its default), so figures published beside ALCE's compare:

@@ -303,30 +303,84 @@ def pending_correction(value: Any) -> dict[str, Any]:
     }
 
 
+DECISION_FORMS = (
+    '{"decisions": [{"type": "approve"}]}, {"type": "reject", "message": TEXT} or {"type": '
+    '"edit", "edited_action": {"args": {"answer": TEXT}}} (alone or as the one item of '
+    '"decisions"), or true/false, "approve"/"reject", {"approve": true/false}'
+)
+"""What a resume value may be: said whole whenever one is refused."""
+_YES = frozenset({"approve", "approved", "yes", "y", "true"})
+_NO = frozenset({"reject", "rejected", "no", "n", "false"})
+_DECISION_KEYS = {
+    "approve": frozenset({"type"}),
+    "reject": frozenset({"type", "message"}),
+    "edit": frozenset({"type", "edited_action"}),
+}
+
+
+def _refused(value: Any, why: str = "is no decision") -> ValueError:
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return ValueError(f"{shown} {why}: a decision is {DECISION_FORMS}")
+
+
+def _typed(value: dict[str, Any]) -> Decision:
+    kind = value.get("type")
+    if not isinstance(kind, str) or kind not in _DECISION_KEYS:
+        raise _refused(value)
+    unknown = sorted(str(key) for key in set(value) - _DECISION_KEYS[kind])
+    if unknown:
+        raise _refused(value, f"has fields a {kind} decision does not take ({', '.join(unknown)})")
+    if kind == "approve":
+        return Decision("approve")
+    if kind == "reject":
+        message = value.get("message") or ""
+        if not isinstance(message, str):
+            raise _refused(value, "gives a message that is not text")
+        return Decision("reject", clean_text(message).strip())
+    action = value.get("edited_action")
+    args = action.get("args") if isinstance(action, dict) else None
+    answer = args.get("answer") if isinstance(args, dict) else None
+    if not isinstance(answer, str) or not clean_text(answer).strip():
+        raise _refused(value, "is an edit that gives no answer")
+    return Decision("edit", clean_text(answer).strip())
+
+
+def refused_request(request: dict[str, Any], why: str) -> dict[str, Any]:
+    """The same request again, saying first why the last resume value was refused."""
+    actions = [
+        {**action, "description": f"Refused: {why}\n\n{action.get('description', '')}"}
+        for action in request.get("action_requests", [])
+    ]
+    return {**request, "action_requests": actions, "refused": why}
+
+
 def read_decision(value: Any) -> Decision:
-    """A resume value as a decision.
+    """A resume value as a decision, read strictly: what is not one of the forms is refused.
 
     LangChain's ``{"decisions": [{"type": "approve" | "reject" | "edit", ...}]}`` (what Agent
-    Chat UI sends), one such decision, or the older forms: ``True``/``"approve"``/``"yes"`` or
-    ``{"approve": True}`` approve, anything else rejects. An edit without an answer is refused.
+    Chat UI sends; one decision, for the one action offered), one such decision, or the older
+    forms ``True``/``False``, ``"approve"``/``"reject"`` (and yes/no), ``{"approve": bool}``.
+    Anything else (``{"type": "Approve"}``, an empty list, ``None``, an ``edited_action`` that
+    is not an object) is a one-line ``ValueError`` naming the forms; nothing is guessed, and
+    the thread still awaits the decision.
     """
-    if isinstance(value, dict) and isinstance(value.get("decisions"), list):
-        value = value["decisions"][0] if value["decisions"] else None
-    if isinstance(value, dict) and value.get("type") in ("approve", "reject", "edit"):
-        if value["type"] == "approve":
-            return Decision("approve")
-        if value["type"] == "reject":
-            return Decision("reject", str(value.get("message") or ""))
-        args = (value.get("edited_action") or {}).get("args") or {}
-        answer = clean_text(str(args.get("answer", ""))).strip()
-        if not answer:
-            raise ValueError(
-                'an edit decision gives the answer: {"edited_action": {"args": {"answer": TEXT}}}'
-            )
-        return Decision("edit", answer)
-    if isinstance(value, dict):
-        value = value.get("approve")
-    if isinstance(value, str):
-        yes = value.strip().lower() in ("approve", "approved", "yes", "y", "true")
-        return Decision("approve" if yes else "reject")
-    return Decision("approve" if value is True else "reject")
+    if isinstance(value, dict) and "decisions" in value:
+        decisions = value["decisions"]
+        if set(value) != {"decisions"} or not isinstance(decisions, list) or len(decisions) != 1:
+            raise _refused(value, "is not one decision in a list")
+        value = decisions[0]
+        if not isinstance(value, dict):
+            raise _refused(value)
+        return _typed(value)
+    if isinstance(value, dict) and "type" in value:
+        return _typed(value)
+    if isinstance(value, dict) and set(value) == {"approve"}:
+        value = value["approve"]
+        if not isinstance(value, bool):
+            raise _refused(value, 'is no "approve" value (true or false)')
+    if isinstance(value, bool):
+        return Decision("approve" if value else "reject")
+    if isinstance(value, str) and value.strip().lower() in _YES | _NO:
+        return Decision("approve" if value.strip().lower() in _YES else "reject")
+    raise _refused(value)

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from langgraph_sdk import Auth
 
 from searchain.cache import load_once
+from searchain.conversation import read_decision
 from searchain.server.fair_share import admit
 from searchain.server.keys import KEYS_FILE_ENV, KeyRing
 from searchain.server.settings import parse_request
@@ -85,6 +86,12 @@ async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
         settings = parse_request(value)
     except ValueError as exc:
         raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
+    command = value.get("command") if isinstance(value, dict) else None
+    if isinstance(command, dict) and "resume" in command:
+        try:  # a malformed decision is refused before any run, the thread still paused
+            read_decision(command["resume"])
+        except ValueError as exc:
+            raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
     if (ctx.resource, ctx.action) == ("threads", "create_run") and isinstance(value, dict):
         config = value.get("config")
         if isinstance(config, dict) and isinstance(config.get("configurable"), dict):

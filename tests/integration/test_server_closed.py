@@ -407,3 +407,27 @@ def test_remote_graph_in_a_checkpointed_parent_passes_langgraphs_own_keys(deploy
             {"question": QUESTION}, {"configurable": {"thread_id": str(uuid.uuid4()), "tenant": 7}}
         )
     assert "config.configurable: unknown setting tenant" in str(caught.value)
+
+
+def test_a_malformed_decision_is_refused_before_any_run(deployment):
+    """Issue 41, case 4: ``{"type": "Approve"}`` was read as a rejection. A resume value that is
+    no decision is a 400 naming the forms; the thread still awaits one, and a decision works."""
+    import httpx
+
+    user2 = deployment.client("user2")
+    thread = user2.threads.create()["thread_id"]
+    user2.runs.wait(thread, "searchain", input={"question": QUESTION},
+                    context={"approve_corrections": True})  # fmt: skip
+    before = user2.threads.get_state(thread)
+    body = {"assistant_id": "searchain", "context": {"approve_corrections": True}}
+    headers = {"x-api-key": KEYS["user2"]}
+    with httpx.Client(timeout=120) as http:
+        for value in ({"type": "Approve"}, {"decisions": [{"type": "accept"}]}, "maybe",
+                      {"decisions": [{"type": "edit", "edited_action": "Giotto"}]}):  # fmt: skip
+            run = {**body, "command": {"resume": value}}
+            path = f"{deployment.url}/threads/{thread}/runs/wait"
+            response = http.post(path, json=run, headers=headers)
+            refused(response, 400, "a decision is")
+    after = user2.threads.get_state(thread)
+    assert after["checkpoint"] == before["checkpoint"]  # no run started: nothing changed
+    assert user2.threads.get(thread)["status"] != "error"

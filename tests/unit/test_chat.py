@@ -210,20 +210,75 @@ def test_a_reject_decision_keeps_the_models_answer_and_says_why(ctx):
     ("value", "kind"),
     [
         (True, "approve"),
+        (False, "reject"),
         ("yes", "approve"),
+        ("approve", "approve"),
+        (" Reject ", "reject"),
         ({"approve": False}, "reject"),
+        ({"approve": True}, "approve"),
         ({"decisions": [{"type": "approve"}]}, "approve"),
         ({"type": "reject"}, "reject"),
-        (None, "reject"),
+        ({"type": "reject", "message": "another Kevin Drew"}, "reject"),
+        ({"decisions": [{"type": "edit", "edited_action": {"args": {"answer": "X"}}}]}, "edit"),
+        ({"type": "edit", "edited_action": {"name": "correct_step", "args": {"answer": "X"}}},
+         "edit"),
     ],
-)
+)  # fmt: skip
 def test_every_resume_form_reads_as_a_decision(value, kind):
     assert read_decision(value).kind == kind
 
 
-def test_an_edit_without_an_answer_is_refused():
-    with pytest.raises(ValueError, match="an edit decision gives the answer"):
-        read_decision({"decisions": [{"type": "edit", "edited_action": {"args": {}}}]})
+REFUSED_DECISIONS = [
+    {"type": "Approve"},  # a decision's type is spelt as offered
+    {"type": "accept"},
+    {"decisions": [{"type": "accept"}]},
+    {"decisions": []},
+    {"decisions": [{"type": "approve"}, {"type": "reject"}]},
+    {"decisions": {"type": "approve"}},
+    {"decisions": ["approve"]},
+    {"decisions": [{"type": "approve"}], "extra": 1},
+    {"type": "approve", "message": "fine"},  # a field the decision does not take
+    {"type": "edit", "edited_action": "Toronto"},  # was an AttributeError
+    {"type": "edit", "edited_action": {"args": "Toronto"}},
+    {"type": "edit", "edited_action": {"args": {"answer": 3}}},
+    {"type": "edit", "edited_action": {"args": {}}},
+    {"type": "reject", "message": ["no"]},
+    {"type": None},
+    {"approve": "false"},  # a string is no bool here
+    {"approve": True, "why": "x"},
+    {},
+    None,
+    "maybe",
+    "",
+    1,
+    ["approve"],
+]
+
+
+@pytest.mark.parametrize("value", REFUSED_DECISIONS)
+def test_what_is_not_a_decision_is_refused_in_one_line_naming_the_forms(value):
+    with pytest.raises(ValueError) as refused:
+        read_decision(value)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "a decision is" in message and '{"type": "approve"}' in message
+
+
+def test_a_refused_decision_leaves_the_thread_awaiting_one(ctx):
+    """``{"type": "Approve"}`` was read as a rejection, dropping the passage's right answer."""
+    graph, context, _ = paused(ctx, "s")
+    for value in ({"type": "Approve"}, {"decisions": [{"type": "accept"}]}, "maybe"):
+        graph.invoke(Command(resume=value), config("s"), context=context)
+        [pause] = graph.get_state(config("s")).interrupts  # still awaiting a decision
+        why = pause.value["refused"]
+        assert "a decision is" in why and "\n" not in why
+        assert pause.value["action_requests"][0]["description"].startswith("Refused: ")
+        assert not graph.get_state(config("s")).values["nodes"][0].step  # nothing decided
+    out = graph.invoke(
+        Command(resume={"decisions": [{"type": "approve"}]}), config("s"), context=context
+    )
+    node = out["nodes"][0]
+    assert (node.source, node.answer, node.rejected) == ("corrected", "Toronto", "")
 
 
 def test_an_off_point_model_that_never_cites_gets_no_better_reply(passages):

@@ -16,6 +16,7 @@ from searchain.conversation import (
     progress,
     prompt_turn,
     read_decision,
+    refused_request,
 )
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
@@ -23,6 +24,22 @@ from searchain.state import State, accept, verdict
 from searchain.support import is_consistent
 from searchain.text import occurs_in
 from searchain.tools.readers.resolve import resolve_reader
+
+
+def await_decision(request: dict[str, Any]) -> Decision:
+    """Pause until the person's resume value is a decision.
+
+    A value that is not one is refused, never guessed: the node pauses again on the same
+    request, its first line saying why (LangGraph replays the refused value to the first pause
+    when the node re-runs, so the next value answers the next pause). Each turn of the loop
+    waits on a person.
+    """
+    asking = request
+    while True:
+        try:
+            return read_decision(interrupt(asking))
+        except ValueError as refused:
+            asking = refused_request(request, str(refused))
 
 
 def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -66,7 +83,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             passage.title,
             passage.text,
         )
-        decision = read_decision(interrupt(request))
+        decision = await_decision(request)
     heading = f"Step {step} · {node.query}"
     if correct and decision.kind == "reject":
         emit(runtime, "correction_rejected", node=node.id, ir=node.reader_answer)

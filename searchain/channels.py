@@ -7,6 +7,7 @@ from typing import Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
+from langgraph.channels.last_value import LastValue
 from langgraph.graph.message import add_messages
 
 
@@ -43,3 +44,37 @@ def delta(reducer: Any) -> DeltaChannel:
     to rebuild them, and snapshots them every 100 writes).
     """
     return DeltaChannel(reducer)
+
+
+class Given(str):
+    """A text the run's own input (or the step before) just wrote: see :class:`GivenValue`."""
+
+    __slots__ = ()
+
+
+class GivenValue(LastValue):
+    """A last-value channel whose text reads as :class:`Given` in the step after a write.
+
+    The only way a node can tell "this run was given ``question``" from "``question`` still
+    holds the last run's": a run given ``{"messages": []}`` must be refused, one given the same
+    question again answered. The flag lives in the running channel only (checkpoints hold the
+    plain text), so a run resumed from a checkpoint was given nothing.
+    """
+
+    __slots__ = ("fresh",)
+
+    def __init__(self, typ: Any, key: str = "") -> None:
+        super().__init__(typ, key)
+        self.fresh = False
+
+    def update(self, values: Sequence[Any]) -> bool:
+        self.fresh = bool(values)
+        return super().update(values)
+
+    def get(self) -> Any:
+        value = super().get()
+        return Given(value) if self.fresh and isinstance(value, str) else value
+
+    def checkpoint(self) -> Any:
+        value = super().checkpoint()
+        return str(value) if isinstance(value, Given) else value

@@ -111,13 +111,20 @@ def asked_message(state: Any) -> HumanMessage | None:
     """The human message that asks this run's question, when the run was given ``messages``.
 
     It is the last message, and not the one an earlier run took (``asked_id``). In a legacy
-    thread a trailing human message is LLM feedback unless the question there was finished.
+    thread (its messages the LLM's) whose question is unfinished, a trailing human message may
+    be that release's feedback to the model, which follows a step it accepted: it is the
+    person's only while the step traversal stands on is still undecided (a correction awaiting
+    approval, a chain not yet checked), when no feedback can have followed.
     """
     if not state.messages or not isinstance(state.messages[-1], HumanMessage):
         return None
     last = state.messages[-1]
-    if last.id == state.asked_id or (is_legacy(state) and not state.stop_reason):
+    if last.id == state.asked_id:
         return None
+    if is_legacy(state) and not state.stop_reason:
+        current = state.current
+        if current is None or current.step is not None:
+            return None
     return last
 
 

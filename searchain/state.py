@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from langchain_core.messages import AnyMessage
 from langgraph.channels.ephemeral_value import EphemeralValue
 
-from searchain.channels import added_messages, continued, delta, replaced
+from searchain.channels import GivenValue, added_messages, continued, delta, replaced
 from searchain.support import Support
 from searchain.types import Passage, Verifier
 
@@ -172,8 +172,9 @@ class Edit:
 class InputState:
     """What a caller provides: a question, or (a chat front-end) the conversation ending in one."""
 
-    question: str = ""
-    """The complex question (or claim, for fact checking) to answer."""
+    question: Annotated[str, GivenValue(str)] = ""
+    """The complex question (or claim, for fact checking) to answer. A run given none (only
+    ``messages``) still reads the last run's here, unmarked: it must ask by a message."""
     task: str | None = None
     """Prompt family: qa, yesno, factcheck, slot, longform, no_ir; ``None`` uses the context's."""
     messages: Annotated[list[AnyMessage], delta(added_messages)] = field(default_factory=list)

@@ -130,3 +130,21 @@ def test_every_legacy_thread_is_listed(legacy_db):
     listed = searchain("threads", "--db", legacy_db)
     assert listed.returncode == 0, listed.stderr
     assert [line.split()[0] for line in listed.stdout.splitlines()] == ["waiting", "two", "done"]
+
+
+@pytest.mark.parametrize("by", ["question", "messages"])
+def test_a_new_question_to_a_legacy_thread_paused_on_a_correction_is_answered(legacy_db, by):
+    """Issue 41, case 6: the chat's new question was taken for model feedback and dropped, the
+    old question answered again and shown twice."""
+    store = open_store(legacy_db)
+    graph = build_graph(checkpointer=store.checkpointer())
+    config = {"configurable": {"thread_id": "waiting"}}
+    assert graph.get_state(config).interrupts  # paused on a correction
+    ask = {"question": FOLLOW} if by == "question" else {"messages": [HumanMessage(FOLLOW)]}
+    out = graph.invoke(ask, config, context=context([BUS, BUS_TRACE]))
+    assert out["question"] == FOLLOW and out["answer"] == "Toronto Coach Terminal"
+    pairs = person(graph.get_state(config).values)
+    asked = [text for kind, text in pairs if kind == "human"]
+    assert asked.count(Q2) <= 1 and asked[-1] == FOLLOW  # the old question never twice
+    assert pairs[-1][0] == "ai" and "**Answer:** Toronto Coach Terminal" in pairs[-1][1]
+    store.close()

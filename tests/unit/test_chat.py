@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -101,11 +101,51 @@ def test_a_stateless_conversation_gives_its_earlier_turns_as_history(ctx):
 
 
 @pytest.mark.parametrize(
-    "given", [{"question": "  "}, {"messages": [HumanMessage(" ")]}, {"messages": []}]
+    ("given", "why"),
+    [
+        ({"question": "  "}, "the question is empty"),
+        ({"messages": [HumanMessage(" ")]}, "the question is empty"),
+        ({"messages": []}, "it has no messages"),
+        ({"messages": [AIMessage("Hello.")]}, "end in a ai message"),
+    ],
 )
-def test_nothing_to_answer_is_one_line(ctx, given):
-    with pytest.raises(ValueError, match="the question is empty"):
+def test_nothing_to_answer_is_one_line(ctx, given, why):
+    with pytest.raises(ValueError, match=why):
         build_graph().invoke(given, context=ctx([]))
+
+
+ENDINGS = [
+    ({"messages": []}, "end in a ai message"),  # the last reply is the thread's own
+    ({"messages": [AIMessage("Anything else?")]}, "end in a ai message"),
+    (
+        {"messages": [AIMessage("", tool_calls=[{"name": "t", "args": {}, "id": "c1"}]),
+                      ToolMessage("42", tool_call_id="c1")]},
+        "end in a tool message",
+    ),
+    ({}, "end in a ai message"),  # nothing at all
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("given", "why"), ENDINGS)
+@pytest.mark.parametrize("build", [build_graph, build_ircot])
+def test_a_thread_that_answered_refuses_messages_that_ask_nothing(ctx, build, given, why):
+    """Issue 41, case 5: ``{"messages": []}`` or a tool message answered the last question
+    again and added a human message the person never sent."""
+    graph = build(checkpointer=InMemorySaver())
+    replies = [GOOD_CHAIN, TRACE] * 2 if build is build_graph else ["So the answer is: X."] * 8
+    context = ctx(replies)
+    graph.invoke({"question": Q}, config("ends"), context=context)
+    before = graph.get_state(config("ends")).values["messages"]
+    calls = len(context.llm.calls)
+    with pytest.raises(ValueError, match=f"this run asks no question: .*{why}") as refused:
+        graph.invoke(given, config("ends"), context=context)
+    assert "\n" not in str(refused.value).split("\nDuring task")[0]
+    assert len(context.llm.calls) == calls  # nothing answered
+    humans = [m for m in graph.get_state(config("ends")).values["messages"] if m.type == "human"]
+    assert [m.text for m in humans] == [m.text for m in before if m.type == "human"]
+    # the same question asked again by `question` is a question, answered
+    out = graph.invoke({"question": Q}, config("ends"), context=context)
+    assert out["question"] == Q and len(context.llm.calls) > calls
 
 
 def test_progress_shows_in_the_reply_and_the_answer_replaces_it(ctx):
@@ -137,6 +177,23 @@ def test_the_messages_stream_carries_the_reply_and_never_the_llms_conversation(c
     [reply_id] = {m.id for m in streamed if m.type == "ai" and m.text != TRACE}
     [traced] = [m for m in streamed if m.text == TRACE]
     assert traced.id.startswith(reply_id)
+
+
+def test_the_llm_readers_calls_never_reach_the_messages_stream(passages):
+    """Issue 41, case 7: "Answer: … / Confidence: …" arrived in the stream chat UIs render."""
+    unsure = "Answer: Kevin Drew\nConfidence: 0.1"
+    llm = ScriptedReplies(replies=[GOOD_CHAIN, unsure, unsure, unsure, TRACE])
+    retriever = TableRetriever({Q1: passages["spirit"], Q2: passages["drew"], Q3: passages["bus"]})
+    ctx = Context(llm=llm, retriever=retriever, reader="llm")
+    streamed = [m for m, _ in build_graph().stream({"question": Q}, context=ctx,
+                                                   stream_mode="messages")]  # fmt: skip
+    assert len(llm.calls) == 5  # the reader did read, through the model
+    assert not [m.text for m in streamed if "Confidence" in m.text]
+    person(streamed)
+    assert [m.text for m in streamed if m.type != "ai"] == [Q]  # the person's question
+    replies = [m for m in streamed if m.type == "ai"]
+    [reply_id] = {m.id for m in replies if m.text != TRACE}
+    assert all(m.id.startswith(reply_id) for m in replies)  # the reply, or Trace's words in it
 
 
 def test_ircot_answers_in_the_conversation_and_a_follow_up_starts_afresh(passages):

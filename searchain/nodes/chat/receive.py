@@ -7,6 +7,7 @@ from uuid import uuid4
 
 from langchain_core.messages import HumanMessage
 
+from searchain.channels import Given
 from searchain.conversation import (
     asked_message,
     earlier_turns,
@@ -18,13 +19,33 @@ from searchain.conversation import (
 from searchain.state import State, unreasoned
 
 
+def unasked(state: Any) -> str:
+    """Why a run that was given no question, and whose messages ask none, is refused."""
+    last = state.messages[-1] if state.messages else None
+    if isinstance(last, HumanMessage) and last.id != state.asked_id:
+        # An earlier release kept the model's feedback in messages: a human message at the end
+        # of its unfinished question cannot be told from the person's.
+        return (
+            "this thread's question, asked before an earlier release's upgrade, is unfinished "
+            "(it may await a decision on a correction): resume it (searchain resume, or "
+            "Command(resume=...)), or send the new question as `question`, not as a message"
+        )
+    ending = "it has no messages" if last is None else f"its messages end in a {last.type} message"
+    return (
+        f"this run asks no question: it was given no `question`, and {ending}, not a human "
+        "one; end the messages with the person's question, or pass `question`"
+    )
+
+
 def receive(state: Any) -> dict[str, Any]:
     """Set the question, add it to the person's conversation, and open the reply to it.
 
     A run given ``messages`` ending in a human message the thread has not taken yet asks that
-    message; its earlier turns, on a new SearChain thread, become the thread's history. Any
-    other run asks ``question``, which joins ``messages`` as a human message. A thread
-    checkpointed before ``messages`` was the person's is migrated first.
+    message; its earlier turns, on a new SearChain thread, become the thread's history. A run
+    given ``question`` asks it, and it joins ``messages`` as a human message. A run given
+    neither (messages ending in an AI or tool message, or none) is refused in one line, never
+    answered with the thread's last question. A thread checkpointed before ``messages`` was
+    the person's is migrated first.
     """
     searchain = isinstance(state, State)
     update: dict[str, Any] = migration(state) if is_legacy(state) else {}
@@ -35,6 +56,8 @@ def receive(state: Any) -> dict[str, Any]:
     else:
         update.update(unreasoned())  # a follow-up question is answered afresh
     asked = asked_message(state)
+    if asked is None and not isinstance(state.question, Given):
+        raise ValueError(unasked(state))
     if asked is not None:
         question = text_of(asked)
         if searchain and not state.history and not state.question_asked:

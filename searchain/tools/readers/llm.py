@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
 
 from searchain.pool import MAX_CONCURRENCY
 from searchain.prompts import feedback_template, render
@@ -55,9 +56,11 @@ class LLMReader(PairReader):
             [HumanMessage(render(feedback_template("reader"), query=q, reference=shown(p)))]
             for q, p in zip(queries, passages, strict=True)
         ]
-        # Tagged so that usage accounting can tell reading apart from reasoning; a blank line
-        # ends the two-line reply (small models otherwise repeat themselves to the token limit).
-        config: RunnableConfig = {"tags": [READER_TAG], "max_concurrency": MAX_CONCURRENCY}
+        # Tagged so that usage accounting can tell reading apart from reasoning, and kept out of
+        # LangGraph's messages stream (a chat front-end shows only the person's reply); a blank
+        # line ends the two-line reply (small models otherwise repeat themselves to the limit).
+        tags = [READER_TAG, TAG_NOSTREAM]
+        config: RunnableConfig = {"tags": tags, "max_concurrency": MAX_CONCURRENCY}
         extra = {"logprobs": True, "top_logprobs": 1} if self.calibrated else {}
         replies = (
             self.llm.batch(prompts, config=config, stop=STOP, max_tokens=MAX_TOKENS, **extra)

@@ -68,13 +68,16 @@ class GivenValue(LastValue):
         self.fresh = False
 
     def update(self, values: Sequence[Any]) -> bool:
+        """Take a step's writes; a step with none ends the freshness."""
         self.fresh = bool(values)
         return super().update(values)
 
     def get(self) -> Any:
+        """The value, as :class:`Given` in the step after it was written."""
         value = super().get()
         return Given(value) if self.fresh and isinstance(value, str) else value
 
     def checkpoint(self) -> Any:
+        """The plain value: freshness is never checkpointed."""
         value = super().checkpoint()
         return str(value) if isinstance(value, Given) else value

@@ -111,6 +111,30 @@ def test_missing_index_and_blank_question(tmp_path, demo_index):
     one_line_error(searchain("ask", "  ", "--index", str(demo_index)), "question is empty")
 
 
+def test_an_index_whose_first_build_runs_is_not_built_yet_and_not_built_twice(tmp_path):
+    """Issue 41, case 8: `searchain ask --index wiki` (or a second `searchain index`) during
+    wiki's first build swept the build's directory. Both are one line now; nothing touched."""
+    from searchain.tools.retrieval.index_files import build_lock, new_version
+
+    path = tmp_path / "wiki"
+    with build_lock(path):  # this test process is the build in progress
+        in_progress = new_version(path)
+        (in_progress / "passages.jsonl").write_bytes(b"half")
+        one_line_error(
+            searchain("ask", "Who?", "--index", str(path), "--reader", "llm"),
+            "is not built yet",
+            f"is being built by process {os.getpid()}",
+        )
+        one_line_error(
+            searchain("index", "--demo", "--index", str(path)),
+            f"is being built by process {os.getpid()}",
+        )
+        assert (in_progress / "passages.jsonl").read_bytes() == b"half"
+    done = searchain("index", "--demo", "--index", str(path))  # the build gone: it runs
+    assert done.returncode == 0, done.stderr
+    assert not in_progress.exists()
+
+
 def test_missing_reader_weights_offline(demo_index, local_llm_available):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = searchain(

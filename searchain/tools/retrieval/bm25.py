@@ -27,11 +27,14 @@ from searchain.tools.retrieval import exhaustive, npy
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
     IndexFilesError,
+    build_lock,
+    building,
     check_files,
     file_table,
     new_version,
     publish,
     recover,
+    recover_held,
 )
 from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
 from searchain.tools.retrieval.tokenizer import Tokenizer
@@ -224,8 +227,12 @@ class BM25Index:
     def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:
         """Open the index at ``path``; ``mmap`` keeps the score matrix and passages on disk."""
         path = Path(path)
-        if not path.exists() and os.access(path.parent, os.W_OK):
-            recover(path)  # a replacement a crash interrupted: restore the index first
+        if not path.exists():
+            busy = building(path)
+            if busy is not None:  # its first build runs: not built yet, and nothing touched
+                raise IndexLoadError(f"{path} is not built yet: {busy}")
+            if os.access(path.parent, os.W_OK):
+                recover(path)  # a replacement a crash interrupted: restore the index first
         for _ in range(20):  # bounded; a reader preempted on a busy machine sees many versions go
             root = path.resolve()  # every file from one version, even if the link switches now
             try:
@@ -325,64 +332,65 @@ class BM25Index:
         check_bm25_parameters(k1, b)
         if workers is not None and workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
-        recover(path)  # finish or undo a replacement a crash interrupted, drop its leftovers
-        if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
-            hint = (
-                "pass --overwrite to replace it"
-                if (path / MANIFEST).is_file()
-                else ("choose another --index directory")
-            )
-            raise FileExistsError(f"{path} already exists: {hint}")
-        if isinstance(passages, Corpus):
-            check_space(path, passages.text_bytes())
-        # The build's machinery compiles with numba: imported here, never by opening an index.
-        from searchain.tools.retrieval.encode import TermMap
-        from searchain.tools.retrieval.workers import default_workers, encoded_batches
-
-        tmp = new_version(path)
-        try:
-            matrix = ScoreMatrixBuilder(tmp / "segments", memory)
-            line_lengths = []
-            with (tmp / "passages.jsonl").open("wb") as out:
-                maps: dict[int, TermMap] = {}
-                for worker, batch in encoded_batches(
-                    passages, tokenizer, workers or default_workers()
-                ):
-                    out.write(batch.lines)
-                    line_lengths.append(batch.line_lengths)
-                    tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
-                    matrix.add(tokens, batch.lengths)
-                    if progress:
-                        progress(matrix.n_docs)
-            if not matrix.n_docs:
-                raise CorpusError("the corpus has no passages")
-            if stage:
-                stage(
-                    f"writing the score matrix: {len(matrix.vocab):,} terms, "
-                    f"{matrix.pending_segments} segment(s)"
+        with build_lock(path):  # a second build of this index is refused while it runs
+            recover_held(path)  # finish or undo a replacement a crash interrupted, drop leftovers
+            if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
+                hint = (
+                    "pass --overwrite to replace it"
+                    if (path / MANIFEST).is_file()
+                    else ("choose another --index directory")
                 )
-            matrix.write(tmp / "bm25", k1, b)
-            (tmp / "segments").rmdir()
-            offsets = np.zeros(matrix.n_docs + 1, np.int64)
-            np.cumsum(np.concatenate(line_lengths), out=offsets[1:])
-            np.save(tmp / "offsets.npy", offsets)
-            del offsets, line_lengths
-            manifest = {
-                "format": FORMAT,
-                "passages": matrix.n_docs,
-                "k1": k1,
-                "b": b,
-                "tokenizer": tokenizer,
-                "stemmer": Tokenizer(tokenizer).version,
-            }
-            if stage:
-                stage("checksumming the index files")
-            manifest["files"] = file_table(tmp, MANIFEST)
-            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
-            publish(tmp, path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+                raise FileExistsError(f"{path} already exists: {hint}")
+            if isinstance(passages, Corpus):
+                check_space(path, passages.text_bytes())
+            # The build's machinery compiles with numba: imported here, never by opening an index.
+            from searchain.tools.retrieval.encode import TermMap
+            from searchain.tools.retrieval.workers import default_workers, encoded_batches
+
+            tmp = new_version(path)
+            try:
+                matrix = ScoreMatrixBuilder(tmp / "segments", memory)
+                line_lengths = []
+                with (tmp / "passages.jsonl").open("wb") as out:
+                    maps: dict[int, TermMap] = {}
+                    for worker, batch in encoded_batches(
+                        passages, tokenizer, workers or default_workers()
+                    ):
+                        out.write(batch.lines)
+                        line_lengths.append(batch.line_lengths)
+                        tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
+                        matrix.add(tokens, batch.lengths)
+                        if progress:
+                            progress(matrix.n_docs)
+                if not matrix.n_docs:
+                    raise CorpusError("the corpus has no passages")
+                if stage:
+                    stage(
+                        f"writing the score matrix: {len(matrix.vocab):,} terms, "
+                        f"{matrix.pending_segments} segment(s)"
+                    )
+                matrix.write(tmp / "bm25", k1, b)
+                (tmp / "segments").rmdir()
+                offsets = np.zeros(matrix.n_docs + 1, np.int64)
+                np.cumsum(np.concatenate(line_lengths), out=offsets[1:])
+                np.save(tmp / "offsets.npy", offsets)
+                del offsets, line_lengths
+                manifest = {
+                    "format": FORMAT,
+                    "passages": matrix.n_docs,
+                    "k1": k1,
+                    "b": b,
+                    "tokenizer": tokenizer,
+                    "stemmer": Tokenizer(tokenizer).version,
+                }
+                if stage:
+                    stage("checksumming the index files")
+                manifest["files"] = file_table(tmp, MANIFEST)
+                (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+                publish(tmp, path)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
         index = cls.load(path)
         # The search kernels compile on their first use (about 15 s on 2 cores) and are cached
         # on disk after that: pay it here, once per installation, not on the first question.

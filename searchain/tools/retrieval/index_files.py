@@ -13,18 +13,27 @@ touched (``.wiki.<stamp>``, never ``.wiki.big.<stamp>``). Every file and directo
 before the rename that publishes it, so a power loss cannot leave a published index with empty
 files.
 
+A build holds ``.DIR.lock`` (an ``flock``, released by the kernel when the process ends, however
+it ends) from before it writes its temporary directory until it has published it. Only a process
+holding that lock removes leftovers: :func:`recover` does nothing while another process builds,
+and a second build of the same index is refused in one line (:class:`IndexBusyError`) rather than
+sweeping the first one's files away hours into its run.
+
 Every file's size and SHA-256 are recorded in the manifest when the index is written. Opening an
 index checks every size and the checksums of the small files (cheap); :func:`verify` checks all.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +45,83 @@ OWN_SIBLING = re.compile(r"(?P<stamp>\d+)(?P<kind>\.tmp|\.link)?|legacy")
 
 class IndexFilesError(ValueError):
     """An index directory whose files do not match its manifest."""
+
+
+class IndexBusyError(OSError):
+    """Another process is building this index right now."""
+
+
+def _lock_file(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+def _busy(path: Path, descriptor: int) -> IndexBusyError:
+    try:
+        holder = os.pread(descriptor, 32, 0).decode(errors="replace").strip()
+    except OSError:
+        holder = ""
+    who = f"process {holder}" if holder.isdigit() else "another process"
+    return IndexBusyError(
+        f"{path} is being built by {who} right now: wait for that build to finish (or stop it), "
+        "then try again"
+    )
+
+
+def _locked(path: Path) -> int:
+    """An open descriptor of ``path``'s lock file, locked by this process; or IndexBusyError.
+
+    The file is removed by its holder when the build ends, so a lock taken on a file that is no
+    longer the one at its name (removed, or made anew, between open and lock) is taken again.
+    """
+    lock = _lock_file(path)
+    for _ in range(100):  # bounded: each turn means another build just ended
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            busy = _busy(path, descriptor)
+            os.close(descriptor)
+            raise busy from None
+        try:
+            current = os.stat(lock).st_ino == os.fstat(descriptor).st_ino
+        except FileNotFoundError:
+            current = False
+        if current:
+            return descriptor
+        os.close(descriptor)
+    raise _busy(path, -1)
+
+
+@contextmanager
+def build_lock(path: Path) -> Iterator[None]:
+    """Hold ``path``'s build lock for the block, or raise :class:`IndexBusyError` at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = _locked(path)
+    try:
+        os.ftruncate(descriptor, 0)
+        os.pwrite(descriptor, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        _lock_file(path).unlink(missing_ok=True)  # still held: nobody can take it meanwhile
+        os.close(descriptor)  # releases the lock
+
+
+def building(path: Path) -> IndexBusyError | None:
+    """The error to give while another process builds ``path``; ``None`` when none does.
+
+    Touches nothing: a reader may call it on an index it cannot write.
+    """
+    try:
+        descriptor = os.open(_lock_file(path), os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: no build has ever run here
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _busy(path, descriptor)
+    finally:
+        os.close(descriptor)  # a shared lock taken is released here
+    return None
 
 
 def _journal(path: Path) -> Path:
@@ -90,8 +176,9 @@ def check_files(root: Path, files: dict[str, list[Any]], *, full: bool) -> None:
 def publish(version: Path, path: Path) -> None:
     """Make the complete index in ``version`` the one at ``path``, atomically.
 
-    ``version`` is renamed to its final name first, so a directory without ``.tmp`` is always a
-    complete index; its files and directories reach the disk before either rename.
+    Called by the process holding ``path``'s build lock. ``version`` is renamed to its final
+    name first, so a directory without ``.tmp`` is always a complete index; its files and
+    directories reach the disk before either rename.
     """
     sync_tree(version)
     final = version.with_name(version.name.removesuffix(".tmp"))
@@ -132,8 +219,18 @@ def recover(path: Path) -> None:
     """Finish or undo a replacement a crash interrupted, and remove what it left behind.
 
     With a journal, ``path`` is restored: the new version if it is complete, else the old
-    directory.
+    directory. While another process builds ``path`` nothing is touched: what looks left
+    behind is that build's.
     """
+    try:
+        with build_lock(path):
+            recover_held(path)
+    except IndexBusyError:
+        return
+
+
+def recover_held(path: Path) -> None:
+    """:func:`recover`, by the process that holds ``path``'s build lock."""
     journal = _journal(path)
     if journal.exists():
         record = json.loads(journal.read_text())

@@ -6,8 +6,10 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
+
 from searchain.tools.retrieval import index_files
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import read_corpus
 from tests.unit.retrieval.test_bm25 import CORPUS, write_corpus
 
@@ -98,3 +100,51 @@ def test_republishing_while_readers_load_and_search_never_fails_them(tmp_path):
             thread.join()
     assert failures == []
     assert all(searches)  # every reader really read
+
+
+def test_a_build_in_progress_is_never_swept(tmp_path):
+    """Issue 41, case 8: opening `wiki` while its first build ran called recover(), whose sweep
+    removed `.wiki.<stamp>.tmp`, the running build's directory; the build died later with a bare
+    FileNotFoundError. Now the build holds a lock: a reader is told the index is not built yet
+    and touches nothing, recover() leaves the build's files, a second build is refused."""
+    from searchain.types import Passage
+
+    path = tmp_path / "wiki"
+    reading, go_on = threading.Event(), threading.Event()
+
+    def passages():
+        for row in CORPUS:
+            yield Passage(row["id"], row["title"], row["text"])
+        reading.set()
+        assert go_on.wait(600), "the test never let the build go on"
+
+    built: list = []
+    builder = threading.Thread(
+        target=lambda: built.append(BM25Index.build(passages(), path, workers=1))
+    )
+    builder.start()
+    try:
+        assert reading.wait(600)
+        [in_progress] = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        files = sorted(p.name for p in in_progress.rglob("*"))
+        with pytest.raises(IndexLoadError, match=r"not built yet: .* is being built by process"):
+            BM25Index.load(path)
+        index_files.recover(path)
+        with pytest.raises(index_files.IndexBusyError, match="is being built by process") as busy:
+            BM25Index.build(read_corpus(write_corpus(tmp_path / "c.jsonl", CORPUS)), path)
+        assert "\n" not in str(busy.value)
+        assert in_progress.is_dir() and sorted(p.name for p in in_progress.rglob("*")) == files
+    finally:
+        go_on.set()
+        builder.join(600)
+    assert len(built) == 1 and len(BM25Index.load(path)) == len(CORPUS)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".wiki.") and
+                p.name.endswith((".tmp", ".lock"))]  # fmt: skip
+
+
+def test_leftovers_of_a_dead_build_are_still_swept(tmp_path):
+    """The lock dies with its process: what a killed build left is removed by the next one."""
+    left = index_files.new_version(tmp_path / "wiki")
+    (left / "half-written").write_bytes(b"x")
+    build(tmp_path, "wiki")
+    assert not left.exists()

@@ -205,10 +205,12 @@ def answer_markdown(result: dict[str, Any]) -> str:
 
 
 def step_source(node: Any) -> str:
-    """Where a step's answer came from, in words (a rejected correction named)."""
+    """Where a step's answer came from, in words (a rejected correction named, reuse said)."""
     if node.rejected:
-        return f"the model's answer, kept by a person over the passage's **{node.rejected}**"
-    return SOURCES.get(node.source or "", str(node.source))
+        said = f"the model's answer, kept by a person over the passage's **{node.rejected}**"
+    else:
+        said = SOURCES.get(node.source or "", str(node.source))
+    return f"reused from an earlier question, not searched again: {said}" if node.reused else said
 
 
 def excerpt(text: str, answer: str, limit: int = EXCERPT) -> str:

@@ -93,6 +93,8 @@ def show_tree(result: dict[str, Any]) -> None:
     for node in result.get("nodes", []):
         parent = branches.get(node.parent, tree)
         label = node.source or "not reached"
+        if node.reused:  # first, so that a narrow terminal's crop never hides it
+            label = f"reused from an earlier question: {label}"
         conf = f", conf {node.confidence:.2f}" if node.confidence is not None else ""
         if conf and not node.calibrated:
             conf += " uncalibrated"

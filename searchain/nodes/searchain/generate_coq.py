@@ -74,7 +74,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     branch_id = len(state.branches)
     root = state.path[-1].id if state.path else None
     known = [(node.id, node.query) for node in state.nodes if node.step is not None]
-    past = [step for turn in state.history for step in turn.steps]
+    past = [step for turn in state.history for step in turn.steps if reusable(step)]
     earlier = [(-1 - i, step.query) for i, step in enumerate(past)]
     threshold = ctx.dedup_threshold if ctx.semantic_dedup else None
     nodes = list(state.nodes)
@@ -92,7 +92,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 unsolved=item.unsolved,
             )
             match = find_duplicate(item.query, earlier, threshold=threshold)
-            if match is not None:  # answered in an earlier question: reuse, do not search
+            if match is not None:  # verified (or the person's) in an earlier question: reuse
                 old = past[-1 - match]
                 node = replace(
                     node,
@@ -156,7 +156,33 @@ def _first_prompt(state: State, ctx: Context) -> str:
     if not state.history:
         return prompt
     turns = "\n".join(f"[Question]: {t.question}\n[Answer]: {t.answer}" for t in state.history)
-    facts = "\n".join(
-        f"- {step.query} {step.answer}" for turn in state.history for step in turn.steps
-    )
-    return render(feedback_template("history"), turns=turns, facts=facts or "(none)") + prompt
+    steps = [step for turn in state.history for step in turn.steps]
+    groups: dict[str, list[str]] = {"facts": [], "given": [], "unchecked": []}
+    for step in steps:
+        if verified(step):
+            groups["facts"].append(f"- {step.query} {step.answer}")
+        elif step.source == "edited":
+            groups["given"].append(f"- {step.query} {step.answer} (the person's answer)")
+        elif step.rejected:
+            groups["given"].append(
+                f"- {step.query} {step.answer} (the model's answer, which the person kept over "
+                f"the passage's {step.rejected})"
+            )
+        else:
+            groups["unchecked"].append(f"- {step.query} {step.answer}")
+    shown = {name: "\n".join(lines) or "(none)" for name, lines in groups.items()}
+    return render(feedback_template("history"), turns=turns, **shown) + prompt
+
+
+def verified(step: TreeNode) -> bool:
+    """Whether an earlier step's answer was checked: its passage states it (or entails it)."""
+    return step.support == "stated"
+
+
+def reusable(step: TreeNode) -> bool:
+    """Whether a later question may take an earlier step as it was, without searching.
+
+    Only a verified step, or the person's own answer: an unchecked, unstated or unverifiable
+    step is searched again, however its query repeats.
+    """
+    return verified(step) or step.source == "edited"

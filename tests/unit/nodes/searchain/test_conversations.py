@@ -20,43 +20,92 @@ def config(thread: str) -> dict:
     return {"configurable": {"thread_id": thread}}
 
 
-def test_follow_up_question_sees_the_earlier_turn_and_reuses_its_nodes(passages):
+FOLLOW = (
+    f"[Query 1]: {Q1}\n[Answer 1]: Toronto.\n[Query 2]: Where do buses leave?\n"
+    "[Answer 2]: Toronto Coach Terminal."
+)
+BUSES = "Buses [2]. So the final answer is Toronto Coach Terminal."
+
+
+def follow_up(passages, first_chain: str, first_trace: str):
+    """A question, then a follow-up whose chain repeats the first one's sub-query."""
     retriever = TableRetriever({Q1: passages["drew"], "Where do buses leave?": passages["bus"]})
     reader = TableReader({"p2": ("Toronto", 1.0), "p3": ("Toronto Coach Terminal", 1.0)})
-    follow = (
-        f"[Query 1]: {Q1}\n[Answer 1]: Toronto.\n[Query 2]: Where do buses leave?\n"
-        "[Answer 2]: Toronto Coach Terminal."
-    )
-    llm = ScriptedReplies(
-        replies=[
-            CHAIN,
-            "Montreal [1]. So the final answer is Montreal.",
-            follow,
-            "Buses [2]. So the final answer is Toronto Coach Terminal.",
-        ]
-    )
+    llm = ScriptedReplies(replies=[first_chain, first_trace, FOLLOW, BUSES])
     graph = build_graph(checkpointer=InMemorySaver())
     ctx = Context(llm=llm, retriever=retriever, reader=reader)
     first = graph.invoke({"question": Q1}, config("t"), context=ctx)
-    assert first["answer"] == "Montreal"
     second = graph.invoke(
         {"question": "Where do Kevin Drew's buses leave?"}, config("t"), context=ctx
     )
-    prompt = llm.calls[2][0].text
+    return first, second, llm.calls[2][0].text, retriever.queries, graph
+
+
+def test_a_follow_up_is_never_told_an_unchecked_step_is_verified(passages):
+    """Issue 41, case 9: every earlier step was listed under "Verified facts", an unstated one
+    too, and a sub-query repeating it was accepted again without searching."""
+    first, second, prompt, queries, graph = follow_up(
+        passages, CHAIN, "Montreal [1]. So the final answer is Montreal."
+    )
+    assert first["answer"] == "Montreal" and first["nodes"][0].support == "unstated"
     assert "<earlier>" in prompt and "[Answer]: Montreal" in prompt
-    assert f"- {Q1} Montreal." in prompt  # the verified fact, offered for reuse
-    assert len(llm.calls[2]) == 1  # a fresh Chain-of-Query conversation, not the old one
-    assert retriever.queries == [Q1, "Where do buses leave?"]  # Q1 was not searched again
-    reused = second["nodes"][0]
-    assert reused.reused and reused.source == "llm" and reused.passage.id == "p2"
-    assert reused.support == "unstated"  # its verdict travels with it: p2 says Toronto
-    # Each question counts its own unreadable replies (neither chain had [Final Content]).
-    assert first["format_failures"] == second["format_failures"] == ["no_final_content"]
-    assert [r.id for r in second["references"]] == ["p3"]
+    verified = prompt.split("Verified facts")[1].split("Given by the person")[0]
+    assert "Montreal" not in verified and "(none)" in verified
+    assert f"- {Q1} Montreal." in prompt.split("Not verified")[1]
+    assert queries == [Q1, Q1, "Where do buses leave?"]  # searched again, not reused
+    again = second["nodes"][0]
+    assert not again.reused and again.passage.id == "p2" and again.support == "stated"
     assert second["answer"] == "Toronto Coach Terminal" and second["rounds"] == 1
     state = graph.get_state(config("t")).values
     assert [t.question for t in state["history"]] == [Q1]
     assert state["history"][0].answer == "Montreal"
+
+
+def test_a_follow_up_reuses_a_verified_step_and_says_so_everywhere(passages, capsys):
+    from searchain.cli.render import show_tree
+    from searchain.conversation import answer_markdown
+    from searchain.output import result_to_json
+    from searchain.page.render import render_page
+
+    verified_chain = f"[Query 1]: {Q1}\n[Answer 1]: Toronto."
+    first, second, prompt, queries, _ = follow_up(
+        passages, verified_chain, "Toronto [1]. So the final answer is Toronto."
+    )
+    assert first["nodes"][0].support == "stated"
+    verified = prompt.split("Verified facts")[1].split("Given by the person")[0]
+    assert f"- {Q1} Toronto." in verified
+    assert queries == [Q1, "Where do buses leave?"]  # Q1 was not searched again
+    reused = second["nodes"][0]
+    assert reused.reused and reused.passage.id == "p2" and reused.support == "stated"
+    # Each question counts its own unreadable replies (neither chain had [Final Content]).
+    assert first["format_failures"] == second["format_failures"] == ["no_final_content"]
+    assert "reused from an earlier question" in answer_markdown(second)  # the chat reply
+    show_tree(second)  # the terminal tree
+    assert "reused from an earlier question" in capsys.readouterr().out
+    page = render_page([result_to_json(second)])
+    assert "Reused from an earlier question" in page
+
+
+def test_a_persons_answer_is_given_as_theirs_and_reused(passages):
+    from searchain.nodes.searchain.generate_coq import _first_prompt, reusable
+    from searchain.state import State, TreeNode, Turn
+
+    # the person's answer, even one its passage does not state, is theirs to reuse
+    edited = TreeNode(id=0, branch=0, parent=None, query=Q1, llm_answer="Montreal.",
+                      answer="Toronto, Ontario", source="edited", support="unstated",
+                      step=1)  # fmt: skip
+    kept = TreeNode(id=1, branch=0, parent=0, query="Q2?", llm_answer="X", answer="X",
+                    source="llm", support="unstated", rejected="Y", step=2)  # fmt: skip
+    plain = TreeNode(id=2, branch=0, parent=1, query="Q3?", llm_answer="Z", answer="Z",
+                     source="llm", support="unverifiable", step=3)  # fmt: skip
+    state = State(question="Next?", history=[Turn(Q1, "Toronto", [edited, kept, plain])])
+    prompt = _first_prompt(state, Context())
+    given = prompt.split("Given by the person")[1].split("Not verified")[0]
+    assert "Toronto, Ontario (the person's answer)" in given
+    assert "kept over the passage's Y" in given
+    assert "- Q3? Z" in prompt.split("Not verified")[1]
+    assert prompt.split("Verified facts")[1].split("Given by the person")[0].count("- ") == 0
+    assert [reusable(step) for step in (edited, kept, plain)] == [True, False, False]
 
 
 def approval_run(passages, decision):

@@ -89,9 +89,9 @@ PAIRS = [
         "unstated",
     ),  # the extra word only under a negation
     # qualifiers
-    (TEXAS, "Paris, France", "Paris", "Which Paris?", "unstated"),
-    (TEXAS, "Paris, Texas", "Paris", "Which Paris?", "stated"),
-    (TEXAS, "Paris, Texas, United States", "Paris", "Which Paris?", "unstated"),
+    (TEXAS, "Paris, France", "Paris", "Where is the film set?", "unstated"),
+    (TEXAS, "Paris, Texas", "Paris", "Where is the film set?", "stated"),
+    (TEXAS, "Paris, Texas, United States", "Paris", "Where is it set?", "unstated"),
     ("The first edition appeared in 1851.", "second edition", "edition", "Which?", "unstated"),
     # lists: every member must be there
     (DREW, "Toronto and Montreal", "Toronto", "Which cities?", "unstated"),

@@ -219,3 +219,24 @@ def test_verify_agreement_keeps_numbers_and_dates(llm, reader, agree):
     """A reader's "35 km" is no agreement with the LLM's "3.5 km": Verify corrects it."""
     passage = "Some passage."
     assert is_consistent(llm, reader, passage, long_form=False, alpha=0.35) is agree
+
+
+def test_the_rejudging_benchmark_counts_stored_and_current_verdicts(tmp_path):
+    """benchmarks/verdicts.py: a step judged `stated` by an older rule is counted as now."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    node = {"step": 1, "query": "How long is the trail?", "answer": "35 km",
+            "reader_answer": "", "support": "stated",
+            "passage": {"id": "p", "title": "Trail", "text": "The trail is 3.5 km long."}}  # fmt: skip
+    results = tmp_path / "run.jsonl"
+    results.write_text(json.dumps({"config": {}, "result": {"nodes": [node]}}) + "\n")
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "verdicts.py"
+    done = subprocess.run([sys.executable, str(script), str(results)], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "stated:    1 stored →    0 now" in done.stdout
+    assert "unstated:    0 stored →    1 now" in done.stdout
+    assert "changed stated → unstated: 'How long is the trail?' → '35 km'" in done.stdout

@@ -228,9 +228,9 @@ def test_the_rejudging_benchmark_counts_stored_and_current_verdicts(tmp_path):
     import sys
     from pathlib import Path
 
+    passage = {"id": "p", "title": "Trail", "text": "The trail is 3.5 km long."}
     node = {"step": 1, "query": "How long is the trail?", "answer": "35 km",
-            "reader_answer": "", "support": "stated",
-            "passage": {"id": "p", "title": "Trail", "text": "The trail is 3.5 km long."}}  # fmt: skip
+            "reader_answer": "", "support": "stated", "passage": passage}  # fmt: skip
     results = tmp_path / "run.jsonl"
     results.write_text(json.dumps({"config": {}, "result": {"nodes": [node]}}) + "\n")
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "verdicts.py"

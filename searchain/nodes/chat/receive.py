@@ -26,9 +26,10 @@ def unasked(state: Any) -> str:
         # An earlier release kept the model's feedback in messages: a human message at the end
         # of its unfinished question cannot be told from the person's.
         return (
-            "this thread's question, asked before an earlier release's upgrade, is unfinished "
-            "(it may await a decision on a correction): resume it (searchain resume, or "
-            "Command(resume=...)), or send the new question as `question`, not as a message"
+            "this thread's question, begun by an earlier searchain release, is unfinished and "
+            "its last message may be that release's feedback to the model: resume it "
+            "(searchain resume, or Command(resume=...)), or send the new question as "
+            "`question`, not as a message"
         )
     ending = "it has no messages" if last is None else f"its messages end in a {last.type} message"
     return (

@@ -20,6 +20,8 @@ from searchain.context import Context
 from searchain.conversation import read_decision
 from searchain.graph.ircot import build_graph as build_ircot
 from searchain.graph.searchain import build_graph
+from searchain.nodes.chat.receive import receive
+from searchain.state import Branch, State, TreeNode
 from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 from tests.unit.nodes.searchain.test_graph import GOOD_CHAIN, Q1, Q2, Q3, TRACE, Q
 
@@ -350,3 +352,29 @@ def test_an_off_point_model_that_never_cites_gets_no_better_reply(passages):
     assert "> Composed by searchain from the reasoning steps" in reply
     assert "> The model stated no final answer: the answer shown is the last step's." in reply
     assert "checked" not in reply  # nothing claims a check that found nothing against it
+
+
+def legacy_state(accepted: bool, last: HumanMessage) -> State:
+    """A thread an earlier release left mid-question: its messages the LLM's conversation."""
+    step, source = (1, "corrected") if accepted else (None, None)
+    node = TreeNode(id=0, branch=0, parent=None, query=Q2, llm_answer="Montreal.", step=step,
+                    source=source)  # fmt: skip
+    conversation = [HumanMessage("Construct a global reasoning chain…", id="m0"),
+                    AIMessage(CHAIN, id="m1"), last]  # fmt: skip
+    return State(question=Q2, question_asked=Q2, messages=conversation, messages_version=0,
+                 nodes=[node], branches=[Branch(0, None, [0])], cursor=0)  # fmt: skip
+
+
+def test_a_legacy_threads_trailing_feedback_is_never_taken_for_a_question():
+    """Past an accepted step, the earlier release appended its feedback to the model: a trailing
+    human message there may be that, so a run given no `question` is refused in one line."""
+    feedback = HumanMessage("The passage says Toronto; re-plan from there.", id="m2")
+    with pytest.raises(ValueError, match="begun by an earlier searchain release") as refused:
+        receive(legacy_state(accepted=True, last=feedback))
+    assert "\n" not in str(refused.value)
+
+
+def test_a_legacy_thread_paused_before_any_feedback_takes_the_new_message():
+    asked = HumanMessage(Q3, id="new")  # sent by the chat to a thread paused on a correction
+    update = receive(legacy_state(accepted=False, last=asked))
+    assert update["question"] == Q3 and update["asked_id"] == "new"

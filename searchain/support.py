@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from searchain.text import rouge_l
-from searchain.tokens import answer_tokens, is_number, token_starts
+from searchain.text import occurs_in, rouge_l
+from searchain.tokens import answer_tokens, is_number, same_token, token_starts
 
 Support = Literal["stated", "unstated", "unverifiable"]
 """The verdict on a step and its citations (see the module's documentation)."""
@@ -164,6 +164,22 @@ def unverifiable(answer: str, query: str = "") -> bool:
     if all(is_number(word) for word in words):
         return True
     return set(words) <= set(answer_tokens(query)) | FUNCTION_WORDS
+
+
+def taken_from(span: str, text: str) -> bool:
+    """Whether a reader's ``span`` was cut out of ``text`` (a word piece counts).
+
+    :func:`searchain.text.occurs_in`, and every number and date of the span is one of the
+    text's own: "3.5 km" is not cut from "35 km", so it cannot correct the model's "35 km".
+    """
+    if not occurs_in(span, text):
+        return False
+    held = answer_tokens(text)
+    return all(
+        any(same_token(token, word) for word in held)
+        for token in answer_tokens(span)
+        if is_number(token) or "-" in token
+    )
 
 
 def is_consistent(

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from searchain.support import is_consistent, lexical_verdict, states
+from searchain.support import is_consistent, lexical_verdict, states, taken_from
 from searchain.tools.verifiers.lexical import LexicalVerifier
 from searchain.types import Passage
 
@@ -240,3 +240,19 @@ def test_the_rejudging_benchmark_counts_stored_and_current_verdicts(tmp_path):
     assert "stated:    1 stored →    0 now" in done.stdout
     assert "unstated:    0 stored →    1 now" in done.stdout
     assert "changed stated → unstated: 'How long is the trail?' → '35 km'" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("span", "text", "taken"),
+    [
+        ("3.5 km", "The trail is 3.5 km long.", True),
+        ("3.5 km", "The trail is 35 km long.", False),  # a made-up span is no evidence
+        ("-40", "It fell to 40 degrees.", False),
+        ("1,200", "The hall has 1200 seats.", True),
+        ("March 1989", "Born on 3 March 1989.", True),
+        ("Toron", "Born in Toronto.", True),  # extractive readers cut mid-word
+        ("Ottawa", "Born in Toronto.", False),
+    ],
+)
+def test_a_readers_span_counts_as_evidence_only_when_cut_from_the_passage(span, text, taken):
+    assert taken_from(span, text) is taken

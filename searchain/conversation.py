@@ -348,7 +348,11 @@ def _typed(value: dict[str, Any]) -> Decision:
             raise _refused(value, "gives a message that is not text")
         return Decision("reject", clean_text(message).strip())
     action = value.get("edited_action")
-    args = action.get("args") if isinstance(action, dict) else None
+    if not isinstance(action, dict) or not set(action) <= {"name", "args"}:
+        raise _refused(value, 'has an edited_action that is not {"name", "args"}')
+    if action.get("name", "correct_step") != "correct_step":
+        raise _refused(value, "edits an action that was not offered (correct_step)")
+    args = action.get("args")
     answer = args.get("answer") if isinstance(args, dict) else None
     if not isinstance(answer, str) or not clean_text(answer).strip():
         raise _refused(value, "is an edit that gives no answer")

@@ -52,7 +52,7 @@ _SPECIAL = re.compile(
             rf"(?P<md>\b(?P<md_m>{_MONTH})\s+(?P<md_d>{_DAY})\b(?!,?\s*\d))",
             # A sign only where a number starts ("-40", "(-40)"), never in a range ("1990-95").
             r"(?P<number>(?<![\w.,+-])(?P<sign>[-+])?(?<![\w.,])"
-            r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?))",
+            r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?|\.\d+))",
         ]
     )
 )

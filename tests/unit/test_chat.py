@@ -299,6 +299,8 @@ REFUSED_DECISIONS = [
     {"type": "approve", "message": "fine"},  # a field the decision does not take
     {"type": "edit", "edited_action": "Toronto"},  # was an AttributeError
     {"type": "edit", "edited_action": {"args": "Toronto"}},
+    {"type": "edit", "edited_action": {"args": {"answer": "X"}, "extra": 1}},
+    {"type": "edit", "edited_action": {"name": "delete_step", "args": {"answer": "X"}}},
     {"type": "edit", "edited_action": {"args": {"answer": 3}}},
     {"type": "edit", "edited_action": {"args": {}}},
     {"type": "reject", "message": ["no"]},

@@ -102,6 +102,9 @@ PAIRS = [
     ("The trail is 3.5 km long.", "3.5 km", "", "How long?", "stated"),
     ("The trail is 3.5 km long.", "35 km", "", "How long?", "unstated"),
     ("The trail is 3.50 km long.", "3.5 km", "", "How long?", "stated"),
+    ("The rod is .5 m long.", "5 m", "", "How long?", "unstated"),  # a point with no 0 before it
+    ("The rod is .5 m long.", "0.5 m", "", "How long?", "stated"),
+    ("It rose to +40 degrees.", "40 degrees", "", "How hot?", "stated"),
     ("The deal was worth $15 billion.", "$1.5 billion", "", "How much?", "unstated"),
     ("The hall has 1,200 seats.", "1200 seats", "", "How many?", "stated"),
     ("The hall has 1200 seats.", "1,200 seats", "", "How many?", "stated"),

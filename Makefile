@@ -10,11 +10,15 @@ STAMP := $(VENV)/.installed-$(SUM)
 # The main job: index the bundled demo corpus, answer a multi-hop question with citations.
 # LLM=auto uses OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else SmolLM2 offline.
 DEMO_INDEX ?= .searchain/demo-index
+DB ?= .searchain/threads.sqlite
 QUESTION ?= Lorenzo Monaco was influenced by which Italian painter and architect?
 LLM ?= auto
 READER ?= llm
+# The question reaches the shell through the environment, as typed: quotes, `$` and backticks
+# are neither make's nor the shell's to expand.
+export SEARCHAIN_DEMO_QUESTION = $(value QUESTION)
 
-.PHONY: install demo test lint
+.PHONY: install demo demo-run test lint
 
 # setuptools warns on every editable install about folders named like the package (a note for
 # src-less layouts that does not apply here: tests and the CLI import this very checkout).
@@ -37,8 +41,13 @@ $(STAMP): $(DEMO_STAMP)
 install: $(STAMP)
 
 demo: $(DEMO_STAMP)
-	$(BIN)/searchain index --demo --index $(DEMO_INDEX) --overwrite
-	$(BIN)/searchain ask "$(QUESTION)" --index $(DEMO_INDEX) --llm $(LLM) --reader $(READER)
+	@$(MAKE) --no-print-directory demo-run
+
+# The demo's two commands alone (tests/integration/test_demo.py runs them as they are here).
+demo-run:
+	$(BIN)/searchain index --demo --index '$(DEMO_INDEX)' --overwrite
+	$(BIN)/searchain ask --index '$(DEMO_INDEX)' --db '$(DB)' --llm '$(LLM)' --reader '$(READER)' \
+	  -- "$$SEARCHAIN_DEMO_QUESTION"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -20,7 +20,14 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, FiniteFloat, InstanceOf, TypeAdapter, ValidationError
 from pydantic.json_schema import SkipJsonSchema
 
-from searchain.prompts import TaskPrompt, task_names, task_prompt
+from searchain.prompts import (
+    GuidedPrompt,
+    TaskPrompt,
+    guided_prompt,
+    guided_tasks,
+    task_names,
+    task_prompt,
+)
 from searchain.tools.llms.resolve import llm_choices
 from searchain.tools.retrieval.resolve import resolve_retriever
 from searchain.tools.verifiers.resolve import resolve_verifier
@@ -70,6 +77,12 @@ class Context:
     prompts: str = ""
     """A TOML file of the user's own task prompts (format: ``prompts/chain_of_query.toml``);
     its tasks are selected by name with ``task``, beside the built-in ones."""
+    chain_prompt: Literal["auto", "paper", "guided"] = "auto"
+    """How the LLM is asked for its chain: ``paper`` sends the task's prompt as published,
+    unconstrained; ``guided`` a short instruction with the reply held to the Chain-of-Query
+    grammar (``prompts/guided.toml``: a llama.cpp model only, which the paper's few-shot prompt
+    loses); ``auto`` guides a llama.cpp model (``local``, ``gguf:PATH``) on a task that has a
+    guided prompt and no prompt file of the user's, and sends the paper's prompt otherwise."""
     llm: str | SkipJsonSchema[InstanceOf[BaseChatModel]] = "auto"
     """Chat model: ``auto`` (OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else ``local``),
     ``local`` (SmolLM2-135M-Instruct, offline), ``provider:model``, or a chat model object."""
@@ -182,6 +195,30 @@ class Context:
         context opens no file and reaches no URL (its construction runs in a server's event loop).
         """
         return task_prompt(task or self.task, self.prompts)
+
+    def guided_prompt(self, task: str | None, llm: Any) -> GuidedPrompt | None:
+        """The guided prompt ``task``'s chains are asked with on ``llm`` (``None``: the task's own).
+
+        See ``chain_prompt``; ValueError where ``guided`` cannot be honoured.
+        """
+        task = task or self.task
+        if self.chain_prompt == "paper":
+            return None
+        guided = guided_prompt(task)
+        constrains = hasattr(llm, "grammar_settings")
+        if self.chain_prompt == "auto":
+            return guided if constrains and not self.prompts else None
+        if not constrains:
+            raise ValueError(
+                "chain_prompt guided holds the reply to a grammar, which only a llama.cpp model "
+                "takes (llm local or gguf:PATH): use chain_prompt auto or paper"
+            )
+        if guided is None:
+            raise ValueError(
+                f"task {task!r} has no guided prompt (only {', '.join(guided_tasks())}): use "
+                "chain_prompt auto or paper"
+            )
+        return guided
 
 
 STRICT = ConfigDict(strict=True, arbitrary_types_allowed=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 
@@ -40,3 +41,56 @@ def current_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def check_target(
+    path: Path,
+    option: str,
+    *,
+    what: str,
+    ours: Callable[[Path], bool] | None,
+    force: bool,
+    inputs: Mapping[str, str | Path] | None = None,
+) -> Path:
+    """Refuse, before any work, a path an output option must not write; return it.
+
+    ``path`` must name a file (not a directory, a link or a device) in a folder that exists and
+    may be written. An existing file is replaced only when ``ours`` says searchain wrote it (a
+    page, a report), or with ``force``; ``ours=None`` lets the caller read an existing file
+    itself (a results file it resumes). ``what`` names what the option writes, for the refusal.
+    ``inputs`` are the other paths the command uses, by option (``--db``, ``--index``): none may
+    be the output, whether it exists yet or not.
+    """
+    path = Path(path)
+    for name, used in (inputs or {}).items():
+        if Path(used).absolute().resolve() == path.absolute().resolve():
+            raise ValueError(f"{option} {path} is also {name}'s path: give another path")
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a directory: give a file path for the {what}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ValueError(
+            f"{option} {path}: the folder {folder} does not exist: create it, or give another path"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path}: the folder {folder} cannot be written to")
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise ValueError(
+            f"{option} {path} is a link or a special file, not a {what}: give another path"
+        )
+    if path.exists() and ours is not None and not force and not ours(path):
+        raise ValueError(
+            f"{option} {path} exists and is not a {what} searchain wrote: give another path, "
+            "or add --force to replace it"
+        )
+    return path
+
+
+def starts_with(path: Path, marks: tuple[bytes, ...], limit: int = 1 << 20) -> bool:
+    """Whether the first ``limit`` bytes of file ``path`` hold one of ``marks``."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(limit)
+    except OSError:
+        return False
+    return any(mark in head for mark in marks)

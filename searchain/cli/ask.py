@@ -17,9 +17,11 @@ from searchain.cli.common import (
     EsTextFieldOption,
     EsTitleFieldOption,
     EsUrlOption,
+    ForceOption,
     HtmlOption,
     IndexOption,
     check_backend,
+    page_target,
 )
 from searchain.cli.session import context_from, open_threads, preload, run, unfinished
 from searchain.text import clean_text
@@ -61,6 +63,14 @@ def ask(
     prompts: Annotated[
         Path | None, typer.Option(help="A TOML file of your own task prompts (see docs/python.md).")
     ] = None,
+    chain_prompt: Annotated[
+        str,
+        typer.Option(
+            help="How the chain is asked for: auto (guided for a llama.cpp model, the paper's "
+            "prompt for any other), paper (the paper's prompt, unconstrained) or guided (a short "
+            "instruction and the reply held to the chain's grammar: llama.cpp models only).",
+        ),
+    ] = "auto",
     r_max: Annotated[int, typer.Option(help="Maximum rounds.")] = 5,
     theta: Annotated[
         float | None, typer.Option(help="Reader confidence threshold (default: the reader's).")
@@ -74,9 +84,11 @@ def ask(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     html: HtmlOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Answer QUESTION with SearChain and show the cited passages and the reasoning tree."""
     check_backend(backend)
+    html = page_target(html, force, db=db, index=index)  # before any work is done
     question = clean_text(question)  # undecodable bytes of the command line arrive as surrogates
     if not question.strip():
         raise ValueError("the question is empty: pass a non-blank question")
@@ -93,6 +105,7 @@ def ask(
         "verifier": verifier,
         "task": task,
         "prompts": str(prompts.absolute()) if prompts else "",
+        "chain_prompt": chain_prompt,
         "r_max": r_max,
         "theta": theta,
         "approve_corrections": approve_corrections,

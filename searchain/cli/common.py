@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, get_type_hints
 
+import click
 import typer
 import typer.models
 from rich.console import Console
@@ -14,6 +16,21 @@ from rich.markup import escape
 
 out = Console(highlight=False, soft_wrap=True)
 """Results (stdout): what a script may capture; a line is never cut at the terminal's width."""
+UNBOUNDED = 1 << 20
+"""The width a layout (the tree) is drawn at for a pipe or a file: no line is ever cut."""
+_unbounded = Console(highlight=False, width=UNBOUNDED)
+"""Stdout as a pipe or file sees it: layouts drawn at :data:`UNBOUNDED` columns."""
+
+
+def print_layout(renderable: Any) -> None:
+    """Print a layout (the tree) on stdout, wrapped to a terminal and never cut in a pipe or file.
+
+    Rich draws a layout for a pipe or a file at 80 columns (or ``$COLUMNS``) and crops each line
+    there, which lost the verdicts and node numbers at the end of the tree's lines.
+    """
+    (out if out.is_terminal else _unbounded).print(renderable, soft_wrap=False)
+
+
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 """Progress and errors (stderr), so that stdout stays clean for ``--json``."""
 F = TypeVar("F", bound=Callable[..., Any])
@@ -50,35 +67,74 @@ DEFAULT_DB = ".searchain/threads.sqlite"
 HtmlOption = Annotated[
     Path | None,
     typer.Option(
-        help="Write the answers and their Tree-of-Reasoning into this self-contained HTML page."
+        help="Write the answers and their Tree-of-Reasoning into this self-contained HTML page "
+        "(a new file, or a page searchain wrote)."
     ),
+]
+ForceOption = Annotated[
+    bool,
+    typer.Option("--force", help="Replace an output file that searchain did not write."),
 ]
 
 
+def page_target(html: Path | None, force: bool, **inputs: str | Path) -> Path | None:
+    """``--html``'s file, checked before any work (see :func:`searchain.files.check_target`).
+
+    ``inputs`` are the command's other paths by option name (``db=``, ``index=``).
+    """
+    if html is None:
+        return None
+    from searchain.files import check_target
+    from searchain.page import is_page
+
+    used = {f"--{name}": path for name, path in inputs.items() if "://" not in str(path)}
+    return check_target(html, "--html", what="page", ours=is_page, force=force, inputs=used)
+
+
 def friendly_errors(command: F) -> F:
-    """Turn expected failures (bad input, missing files or extras) into one line and exit 1."""
+    """Turn every failure into one line on stderr and a non-zero exit; Ctrl-C into ``interrupted``.
+
+    Expected failures (bad input, missing files or extras, a provider's refusal) are their own
+    line; anything else is its type and first line, with the way to see its traceback
+    (``SEARCHAIN_TRACEBACK=1``). Typer's own exits and usage errors pass through.
+    """
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             _reject_flag_values(command, kwargs)
             return command(*args, **kwargs)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
         except (ValueError, OSError, ImportError) as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}")
+            err.print(f"[red]error:[/red] {escape(first_line(exc))}")
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err.print("[red]interrupted[/red]")
             raise typer.Exit(130) from None
-        except Exception as exc:  # an LLM provider's client error: one line, not its traceback
+        except Exception as exc:
+            if os.environ.get(TRACEBACK_ENV) == "1":
+                raise
             from searchain.tools.llms.server import explain
 
-            line = explain(exc)
-            if line is None:
-                raise
+            line = explain(exc) or (
+                f"{type(exc).__name__}: {first_line(exc)} (unexpected: {TRACEBACK_ENV}=1 shows "
+                "its traceback; please report it)"
+            )
             err.print(f"[red]error:[/red] {escape(line)}")
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+TRACEBACK_ENV = "SEARCHAIN_TRACEBACK"
+"""Set to 1, an unexpected error shows its Python traceback instead of one line."""
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message as one line: its first non-blank line (its type when it has none)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
 
 
 def _reject_flag_values(command: Callable[..., Any], kwargs: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from searchain.cli.common import DEFAULT_DB, DbOption, HtmlOption
+from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, page_target
 from searchain.cli.session import open_thread, preload, run, unfinished
 
 
@@ -17,12 +17,14 @@ def edit(
     db: DbOption = DEFAULT_DB,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     html: HtmlOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Replace step NODE's answer with yours; the LLM re-plans from it, then traces again."""
     from searchain.nodes.searchain.edit import check_edit
     from searchain.state import Edit
     from searchain.text import clean_text
 
+    html = page_target(html, force, db=db)
     store, graph, context, config = open_thread(db, thread)
     request = Edit(node, clean_text(answer))
     with store.lock(thread):  # not while another run works on the thread

@@ -87,6 +87,7 @@ def evaluate(
     from searchain.eval.report import summarize
     from searchain.eval.runner import SIMULATED, EvalSpec, done_ids, read_results, run_records
     from searchain.eval.setup import check, eval_context, eval_records
+    from searchain.files import check_target
     from searchain.methods import get_method
     from searchain.tools.llms.resolve import model_identity
 
@@ -111,7 +112,9 @@ def evaluate(
     # What ``auto`` means here, and which file a GGUF model is: recorded in every line, so a
     # file never mixes two models' answers.
     spec = replace(spec, model=SIMULATED if simulated_llm else model_identity(llm))
-    done_ids(out_file, spec)  # a results file of another run fails before anything loads
+    # A directory, a missing folder or a results file of another run fail before anything loads.
+    check_target(out_file, "--out", what="results file", ours=None, force=False)
+    done_ids(out_file, spec)
     root = data_dir(data)
     records = eval_records(root, spec, limit)
     context = eval_context(root, spec, index=index, es_url=es_url, es_index=es_index)

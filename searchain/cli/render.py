@@ -7,7 +7,7 @@ from typing import Any
 from rich.markup import escape
 from rich.tree import Tree
 
-from searchain.cli.common import err, out
+from searchain.cli.common import err, out, print_layout
 from searchain.conversation import pending_correction
 from searchain.provenance import UNSTATED, provenance_notes, unstated_notes
 
@@ -17,6 +17,12 @@ VERDICTS = {
     "unverifiable": " [yellow]· cannot be checked by the lexical rule[/yellow]",
 }
 """Each reference's verdict, after its title: does its passage state the step citing it?"""
+GUIDED = (
+    "guided: a short instruction, not the paper's few-shot prompt, and the reply held to the "
+    "Chain-of-Query format by a grammar, as a small local model needs (--chain-prompt paper runs "
+    "the paper's prompt unconstrained)"
+)
+"""What a run on a llama.cpp model says before its first chain (see ``Context.chain_prompt``)."""
 SOURCE_STYLE = {
     "llm": "cyan",
     "corrected": "yellow",
@@ -31,6 +37,8 @@ def show_progress(event: dict[str, Any]) -> None:
     kind = event["event"]
     if kind == "round_started":
         err.print(f"[bold]round {event['round']}[/bold]: the LLM writes a chain of queries…")
+        if event["round"] == 1 and event.get("chain_prompt") == "guided":
+            err.print(f"  [dim]{GUIDED}[/dim]")
     elif kind == "chain_generated":
         cut = f", {event['dropped']} beyond max_chain_nodes cut" if event.get("dropped") else ""
         err.print(f"  chain of {event['nodes']} queries ({event['new']} new{cut})")
@@ -93,7 +101,7 @@ def show_tree(result: dict[str, Any]) -> None:
     for node in result.get("nodes", []):
         parent = branches.get(node.parent, tree)
         label = node.source or "not reached"
-        if node.reused:  # first, so that a narrow terminal's crop never hides it
+        if node.reused:
             label = f"reused from an earlier question: {label}"
         conf = f", conf {node.confidence:.2f}" if node.confidence is not None else ""
         if conf and not node.calibrated:
@@ -104,7 +112,7 @@ def show_tree(result: dict[str, Any]) -> None:
             f"[{SOURCE_STYLE[node.source]}]{escape(node.query)} → {escape(answer)} "
             f"({label}{conf}{verdict}, node {node.id})[/]"
         )
-    out.print(tree)
+    print_layout(tree)
 
 
 def show_pending(pending: dict[str, Any], thread: str) -> None:

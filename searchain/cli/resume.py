@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from searchain.cli.common import DEFAULT_DB, DbOption, HtmlOption
+from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, page_target
 from searchain.cli.session import open_thread, preload, run, unfinished
 from searchain.conversation import pending_correction
 
@@ -18,10 +18,12 @@ def resume(
     reject: Annotated[bool, typer.Option(help="Reject the pending correction.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     html: HtmlOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Continue an interrupted run (Ctrl-C, a crash, or a correction waiting for approval)."""
     from langgraph.types import Command
 
+    html = page_target(html, force, db=db)
     store, graph, context, config = open_thread(db, thread)
     with store.lock(thread):  # a run still going on this thread is not resumed twice
         state = graph.get_state(config)

@@ -43,6 +43,7 @@ def context_from(options: dict[str, Any]) -> Any:
         verifier=options.get("verifier", "lexical"),
         task=options["task"],
         prompts=options.get("prompts", ""),
+        chain_prompt=options.get("chain_prompt", "auto"),
         r_max=options["r_max"],
         theta=options["theta"],
         approve_corrections=options["approve_corrections"],
@@ -78,6 +79,7 @@ def preload(context: Any) -> None:
 
     context.task_prompt()  # the task exists (a prompt file of the user's is read here)
     llm = resolve_llm(context.llm)
+    context.guided_prompt(None, llm)  # chain_prompt guided: a model and task that can have it
     if hasattr(llm, "load"):
         llm.load()  # an OpenAI-compatible server: it answers and serves the model
     if context.semantic_dedup:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from searchain.cli.common import DEFAULT_DB, DbOption, HtmlOption, err
+from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, err, page_target
 from searchain.cli.render import show_pending, show_result, show_tree
 from searchain.cli.session import open_threads
 
@@ -34,11 +34,13 @@ def show(
     thread: Annotated[str, typer.Argument(help="The thread (see `searchain threads`).")],
     db: DbOption = DEFAULT_DB,
     html: HtmlOption = None,
+    force: ForceOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Show every question THREAD answered: answer, citations and Tree-of-Reasoning."""
     from searchain.output import result_to_json
 
+    html = page_target(html, force, db=db)
     store, graph = open_threads(db, create=False)
     store.known(thread)  # an unknown or stale thread: one clear line
     config = {"configurable": {"thread_id": thread}}

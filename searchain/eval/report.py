@@ -27,7 +27,8 @@ from searchain.eval.figures import (
 from searchain.eval.pages import question_pages
 from searchain.eval.plots import PLOTS_HINT, draw_plots, plots_available
 from searchain.eval.runner import SIMULATED, SOURCES, Run, read_results
-from searchain.eval.sections import figure_sections, fmt
+from searchain.eval.sections import REPORT_FILE, TITLE, figure_sections, fmt
+from searchain.files import write_atomic
 from searchain.methods import METHODS
 
 NO_IR = "searchain-no-ir"
@@ -303,7 +304,7 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     summaries = {run: summarize(results) for run, results in runs.items()}
     simulated = any(SIMULATED in (dict(run)["llm"], dict(run)["reader"]) for run in runs)
     out.mkdir(parents=True, exist_ok=True)
-    lines = ["# searchain evaluation report", ""]
+    lines = [TITLE, ""]
     if skipped:
         lines += [
             f"Left out: {', '.join(skipped)}, the unfinished last line of a run still being "
@@ -393,6 +394,5 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
         lines += [f"![{p.stem}]({p.name})" for p in plots]
     else:
         lines.append(f"None drawn: {PLOTS_HINT}. The tables above hold every figure.")
-    report = out / "report.md"
-    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = write_atomic(out / REPORT_FILE, "\n".join(lines) + "\n")
     return [report, *plots]

@@ -1,10 +1,22 @@
-"""The report's tables of figures read off each run: unreadable replies, citations, hops."""
+"""The report's title, and its tables of figures read off each run (replies, citations, hops)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from searchain.eval.runner import Run
+from searchain.files import starts_with
+
+REPORT_FILE = "report.md"
+"""The report's name in its folder."""
+TITLE = "# searchain evaluation report"
+"""The report's first line: a ``report.md`` that starts otherwise is not searchain's."""
+
+
+def is_report(path: Path) -> bool:
+    """Whether ``path`` is a report searchain wrote (and so may be written over)."""
+    return starts_with(path, (TITLE.encode(),), limit=len(TITLE))
 
 
 def fmt(value: float | None, percent: bool = False) -> str:

@@ -186,7 +186,14 @@ def eval_context(
         verifier = resolve_verifier(spec.verifier)
         if hasattr(verifier, "load"):
             verifier.load()  # missing weights fail before the first question
-        return method.context(llm=llm, retriever=retriever, reader=reader, verifier=spec.verifier)
+        # The paper's prompts as published, whatever the model: an evaluation reproduces them.
+        return method.context(
+            llm=llm,
+            retriever=retriever,
+            reader=reader,
+            verifier=spec.verifier,
+            chain_prompt="paper",
+        )
     # Few-shot demonstrations of the same data set: built from its tuning split, or IRCoT's
     # published ones (none for the data sets that have neither).
     demos = f"paper-{spec.dataset}" if spec.demos == "paper" else spec.dataset

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from searchain.files import write_atomic
+from searchain.files import starts_with, write_atomic
 from searchain.provenance import provenance_notes
 
 SOURCE_LABELS = {
@@ -54,6 +54,7 @@ def render_page(
     top = f'<section class="banner" aria-label="evaluation">\n{lines}</section>\n' if lines else ""
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"{GENERATOR}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_e(title)}</title>\n<style>\n{_asset('page.css')}</style>\n</head>\n<body>\n"
         '<a class="skip" href="#main">Skip to the answer</a>\n'
@@ -61,6 +62,17 @@ def render_page(
         f'{top}<main id="main">\n{_heading(1, title if several else "", results, several)}'
         f"{body}\n</main>\n<script>\n{_asset('page.js')}</script>\n</body>\n</html>\n"
     )
+
+
+GENERATOR = '<meta name="generator" content="searchain">'
+"""The page's mark: a file holding it may be written over (see :func:`is_page`)."""
+_HEADER = "<header><p>searchain · Search-in-the-Chain · Tree-of-Reasoning</p></header>"
+"""Every page's header, pages written before :data:`GENERATOR` included."""
+
+
+def is_page(path: Path) -> bool:
+    """Whether the file at ``path`` is a page searchain wrote (and so may be written over)."""
+    return starts_with(path, (GENERATOR.encode(), _HEADER.encode()))
 
 
 def write_page(

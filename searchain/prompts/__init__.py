@@ -16,7 +16,17 @@ from pathlib import Path
 
 from searchain.text import normalize_answer
 
-__all__ = ["CHAIN_STOP", "TaskPrompt", "feedback_template", "render", "task_names", "task_prompt"]
+__all__ = [
+    "CHAIN_STOP",
+    "GuidedPrompt",
+    "TaskPrompt",
+    "feedback_template",
+    "guided_prompt",
+    "guided_tasks",
+    "render",
+    "task_names",
+    "task_prompt",
+]
 
 
 CHAIN_STOP = ("\n[Question]", "\n[Claim]", "Instruction: Please Stop your generation")
@@ -201,6 +211,48 @@ def task_prompt(task: str, prompts: str = "") -> TaskPrompt:
     except KeyError:
         known = ", ".join(task_names(prompts))
         raise ValueError(f"unknown task {task!r}: choose one of {known}") from None
+
+
+@dataclass(frozen=True)
+class GuidedPrompt:
+    """A small local model's Chain-of-Query prompt (``guided.toml``): not the paper's.
+
+    A short instruction such a model can follow, and the grammar llama.cpp holds its reply to, so
+    the reply is always a chain the parser reads.
+    """
+
+    task: str
+    """The task it plans for."""
+    template: str
+    """Instruction text with a ``{question}`` placeholder."""
+    grammar: str
+    """GBNF grammar of the reply: sub-questions, their answers and the final content."""
+
+    def prompt(self, question: str) -> str:
+        """The prompt for ``question``."""
+        return render(self.template, question=question)
+
+
+@cache
+def _guided() -> dict[str, GuidedPrompt]:
+    tables = _load("guided.toml")
+    guided: dict[str, GuidedPrompt] = {}
+    for name, table in tables.items():
+        assert isinstance(table, dict), f"guided.toml: [{name}] must be a table"
+        source = tables[table["same_as"]] if "same_as" in table else table
+        assert isinstance(source, dict) and "{question}" in source["template"], name
+        guided[name] = GuidedPrompt(name, source["template"].strip(), source["grammar"].strip())
+    return guided
+
+
+def guided_prompt(task: str) -> GuidedPrompt | None:
+    """The guided prompt of built-in ``task``, or ``None`` where it has none (yes/no, ...)."""
+    return _guided().get(task)
+
+
+def guided_tasks() -> list[str]:
+    """The tasks that have a guided prompt."""
+    return sorted(_guided())
 
 
 def feedback_template(name: str) -> str:

@@ -113,7 +113,7 @@ def test_a_second_run_on_a_busy_thread_is_refused_and_nothing_is_lost(demo, db, 
 WORKER = textwrap.dedent(
     """
     import sys
-    from searchain.cli import app
+    from searchain.cli.app import app
 
     index, script, db, worker = sys.argv[1:]
     for n in range(5):

@@ -88,7 +88,7 @@ def test_a_node_killed_mid_run_loses_no_question(cluster, shared_data, tmp_path,
     # The same run in this process, node 2 SIGKILLed just before its 10th search.
     from typer.testing import CliRunner
 
-    from searchain.cli import app
+    from searchain.cli.app import app
 
     searches = []
     original = ElasticRetriever._search

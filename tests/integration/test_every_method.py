@@ -8,7 +8,7 @@ import json
 
 from typer.testing import CliRunner
 
-from searchain.cli import app
+from searchain.cli.app import app
 from searchain.eval.datasets import load_records
 from searchain.eval.runner import read_results
 from searchain.methods import METHODS

@@ -19,7 +19,7 @@ from searchain.conversation import (
 from searchain.events import emit
 from searchain.nodes.searchain.chain import parse_chain
 from searchain.nodes.searchain.dedup import find_duplicate
-from searchain.prompts import feedback_template, render
+from searchain.prompts import GuidedPrompt, feedback_template, render
 from searchain.state import Branch, State, TreeNode, Turn, untraced
 from searchain.tools.llms.generate import generate
 from searchain.tools.llms.resolve import resolve_llm
@@ -60,15 +60,22 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "stop_reason": "max_rounds",
             **progress(state, f"The {ctx.r_max}-round budget is spent."),
         }
+    llm = resolve_llm(ctx.llm)
+    guided = ctx.guided_prompt(state.task, llm)
     conversation = llm_conversation(state)
-    new_turns = [] if conversation else [prompt_turn(_first_prompt(state, ctx))]
-    emit(runtime, "round_started", round=state.rounds + 1)
+    new_turns = [] if conversation else [prompt_turn(_first_prompt(state, ctx, guided))]
+    emit(
+        runtime,
+        "round_started",
+        round=state.rounds + 1,
+        chain_prompt="guided" if guided else "paper",
+    )
     # The task's stops: where a model starts inventing the next few-shot example (stopping there
     # saves most of a small model's generation time) or obeys the figures' stop instruction.
     stop = list(ctx.task_prompt(state.task).stop)
-    llm = resolve_llm(ctx.llm)
     turns = as_llm_messages([*conversation, *new_turns])
-    reply = generate(llm, turns, stop=stop, max_tokens=MAX_TOKENS)
+    grammar = guided.grammar if guided else None
+    reply = generate(llm, turns, stop=stop, max_tokens=MAX_TOKENS, grammar=grammar)
     parsed = parse_chain(reply, max_nodes=ctx.max_chain_nodes)
 
     branch_id = len(state.branches)
@@ -147,12 +154,12 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     }
 
 
-def _first_prompt(state: State, ctx: Context) -> str:
-    """The round-one prompt; rejects input that no prompt could make sense of."""
+def _first_prompt(state: State, ctx: Context, guided: GuidedPrompt | None = None) -> str:
+    """The round-one prompt (the guided one where given); rejects input no prompt makes sense of."""
     question = " ".join(state.question.split())
     if not question:
         raise ValueError("the question is empty: pass a non-blank question")
-    prompt = ctx.task_prompt(state.task).prompt(question)
+    prompt = (guided or ctx.task_prompt(state.task)).prompt(question)
     if not state.history:
         return prompt
     turns = "\n".join(f"[Question]: {t.question}\n[Answer]: {t.answer}" for t in state.history)

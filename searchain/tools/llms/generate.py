@@ -37,6 +37,7 @@ def generate(
     max_tokens: int,
     sample: int | None = None,
     stream_as: UUID | None = None,
+    grammar: str | None = None,
 ) -> str:
     """One bounded LLM call: every call site names where the reply ends and how long it may be.
 
@@ -48,11 +49,18 @@ def generate(
     Calls are internal (few-shot prompts, chains): LangGraph's ``messages`` stream never shows
     them to a chat front-end (``nostream``). With ``stream_as`` the call is a person's to see: it
     runs under that run id, and its tokens stream (into the reply whose id names that run).
+    With ``grammar`` (GBNF) the reply is held to it token by token, which only a model with
+    ``grammar_settings`` (llama.cpp's) can do.
     """
     settings: dict[str, object] = {}
     if sample is not None:
         sampling = getattr(llm, "sampling_settings", None)
         settings = sampling(sample) if sampling else {"temperature": SAMPLING_TEMPERATURE}
+    if grammar is not None:
+        constrain = getattr(llm, "grammar_settings", None)
+        if constrain is None:
+            raise ValueError(f"{type(llm).__name__} cannot hold a reply to a grammar")
+        settings.update(constrain(grammar))
     config: dict[str, object] = (
         {"run_id": stream_as} if stream_as is not None else {"tags": [TAG_NOSTREAM]}
     )

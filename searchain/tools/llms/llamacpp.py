@@ -78,6 +78,15 @@ class LlamaCppChatModel(ChatLlamaCpp):
 
         return {"temperature": SAMPLING_TEMPERATURE, "top_k": 40, "top_p": 0.95, "seed": seed}
 
+    def grammar_settings(self, grammar: str) -> dict[str, Any]:
+        """Per-call settings that hold the reply to ``grammar`` (GBNF), parsed once per text."""
+        from llama_cpp import LlamaGrammar
+
+        parsed = load_once(
+            ("gbnf", grammar), lambda: LlamaGrammar.from_string(grammar, verbose=False)
+        )
+        return {"grammar": parsed}
+
     def for_reading(self) -> LlamaCppChatModel:
         """The same GGUF loaded once more with log-probabilities on, for the calibrated reader.
 

@@ -71,6 +71,8 @@ class _TransformersReader(PairReader):
 
     threshold: float
     """Default θ on this reader's confidence scale."""
+    kind: str
+    """The reader spec's name (``--reader KIND:DIR``)."""
     default_model: str
     """Model used when no name or path is given."""
     outputs: tuple[str, ...]
@@ -99,10 +101,11 @@ class _TransformersReader(PairReader):
 
             tokenizer_class, model_class = self._classes()
         except ImportError as exc:
-            kind = "DPR" if isinstance(self, DPRReaderModel) else "extractive"
-            raise ImportError(MODELS_HINT.format(kind=kind)) from exc
-        tokenizer = load_pretrained(tokenizer_class, self.name_or_path)
-        model = load_pretrained(model_class, self.name_or_path).eval()
+            named = "DPR" if isinstance(self, DPRReaderModel) else "extractive"
+            raise ImportError(MODELS_HINT.format(kind=named)) from exc
+        spec = self.kind + "-int8" * self.int8  # what the advice names: --reader SPEC:DIR
+        tokenizer = load_pretrained(tokenizer_class, self.name_or_path, spec=spec)
+        model = load_pretrained(model_class, self.name_or_path, spec=spec).eval()
         if self.int8:
             from searchain.tools.readers.onnx_int8 import int8_model
 
@@ -135,6 +138,7 @@ class DPRReaderModel(_TransformersReader):
     """The DPR reader (Karpukhin et al. 2020) as SearChain uses it."""
 
     threshold = 1.5
+    kind = "dpr"
     default_model = DEFAULT_DPR
     outputs = ("start_logits", "end_logits", "relevance_logits")
 
@@ -187,6 +191,7 @@ class ExtractiveReader(_TransformersReader):
     """Any extractive QA model (``AutoModelForQuestionAnswering``)."""
 
     threshold = 0.5
+    kind = "extractive"
     default_model = DEFAULT_EXTRACTIVE
     outputs = ("start_logits", "end_logits")
 

@@ -33,6 +33,8 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
         return LLMReader(resolve_llm(arg or llm))
     if name not in ("dpr", "extractive") and Path(spec).is_dir():
         name, arg = reader_kind(spec), spec
+    elif spec.startswith((".", "/", "~")):
+        raise ValueError(f"--reader {spec}: no such model directory")
     kind, _, precision = name.partition("-")
     models = {"dpr": DPRReaderModel, "extractive": ExtractiveReader}
     if kind in models and precision in ("", "int8"):

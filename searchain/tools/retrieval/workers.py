@@ -109,7 +109,7 @@ class _Worker:
         batch = read_frame(self.process.stdout)
         if not isinstance(batch, EncodedBatch):
             code = self.process.wait()
-            raise RuntimeError(
+            raise ChildProcessError(
                 f"a build worker process died (exit status {code}): build again; if it ran out "
                 "of memory, with fewer --workers or a smaller --memory"
             )

@@ -86,11 +86,37 @@ def test_models_load_once_and_are_shared(dpr_dir):
 
 def test_missing_model_says_how_to_fix_it(tmp_path, monkeypatch, connections):
     with pytest.raises(ValueError, match=r"could not be loaded: download it .* --reader llm"):
-        DPRReaderModel(str(tmp_path / "absent")).load()
+        DPRReaderModel("nobody/absent-reader").load()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ValueError, match="'facebook/dpr-reader-multiset-base' could not be"):
         DPRReaderModel().load()
+    # The advice names the spec that was given: the int8 path's own.
+    with pytest.raises(ValueError, match=r"pass --reader extractive-int8:DIR, or use --reader llm"):
+        ExtractiveReader(int8=True).load()
     assert connections == []  # offline: not one attempt to reach the hub
+
+
+def test_a_directory_says_what_it_lacks_not_to_download_it(tmp_path, monkeypatch):
+    """A path is never sent to the hub: absent, empty config, no weights each get their line."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ValueError, match=r"^reader model directory \S*absent does not exist$"):
+        DPRReaderModel(str(tmp_path / "absent")).load()
+    with pytest.raises(ValueError, match=r"^--reader \./absent: no such model directory$"):
+        resolve_reader("./absent")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match=r"file is not a directory$"):
+        DPRReaderModel(str(tmp_path / "file")).load()
+    for config in ("", "{}", "[1]", '{"model_type": ""}'):
+        (tmp_path / "config.json").write_text(config)
+        with pytest.raises(ValueError, match=r"holds no config\.json naming a model_type") as e:
+            ExtractiveReader(str(tmp_path)).load()
+        assert "\n" not in str(e.value)
+    (tmp_path / "config.json").write_text('{"model_type": "dpr"}')
+    with pytest.raises(
+        ValueError, match=r"could not be loaded \(OSError: .*model\.safetensors"
+    ) as e:
+        DPRReaderModel(str(tmp_path)).load()
+    assert "\n" not in str(e.value) and "huggingface-cli" not in str(e.value)
 
 
 def test_not_a_model_directory(tmp_path):

@@ -306,7 +306,7 @@ def test_an_index_of_the_same_stemmer_or_none_opens_without_a_warning(tmp_path):
 
 
 def test_the_cli_shows_its_own_warnings_as_one_line():
-    from searchain.cli import _one_line
+    from searchain.cli.app import _one_line
 
     line = _one_line(IndexTokenizerWarning("index x: rebuild it"), IndexTokenizerWarning, "f.py", 3)
     assert line == "warning: index x: rebuild it\n"

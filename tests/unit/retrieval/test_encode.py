@@ -105,7 +105,7 @@ def test_a_worker_that_dies_stops_the_build_with_one_line(monkeypatch):
     monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
     monkeypatch.setattr(sys, "executable", "/bin/false")  # a worker that exits at once
     passages = [Passage(str(i), "", "text") for i in range(10)]
-    with pytest.raises(RuntimeError, match=r"a build worker process died \(exit status 1\)"):
+    with pytest.raises(ChildProcessError, match=r"a build worker process died \(exit status 1\)"):
         list(encoded_batches(passages, "standard", workers=2))
 
 

@@ -51,6 +51,8 @@ def test_missing_weights_say_how_to_get_them(tmp_path, monkeypatch):
     require_module("transformers", "models")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ValueError, match=r"NLI model .* could not be loaded.*--verifier nli:DIR"):
+        NLIVerifier("nobody/absent-nli").load()
+    with pytest.raises(ValueError, match=r"^NLI model directory \S*absent does not exist$"):
         NLIVerifier(str(tmp_path / "absent")).load()
 
 

@@ -57,6 +57,21 @@ def run(graph, questions: int, threaded: bool) -> tuple[float, int]:
     return (time.perf_counter() - started) * 1000 / steps, steps
 
 
+def sqlite_costs(questions: int) -> tuple[float, int, int]:
+    """Milliseconds per step with the CLI's SQLite checkpointer, and the bytes its checkpoints
+    and its pending writes take for ``questions`` questions (docs/conversations.md quotes them)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "threads.db"
+        with open_checkpointer(str(db)) as saver:
+            sqlite, _ = run(build_graph(saver), questions, threaded=True)
+        with sqlite3.connect(db) as conn:
+            size = conn.execute(
+                "SELECT SUM(LENGTH(checkpoint)) + SUM(LENGTH(metadata)) FROM checkpoints"
+            ).fetchone()[0]
+            writes = conn.execute("SELECT SUM(LENGTH(value)) FROM writes").fetchone()[0] or 0
+    return sqlite, size, writes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=int, default=200)
@@ -64,15 +79,7 @@ def main() -> None:
     run(build_graph(), 5, threaded=False)  # warm up imports and caches
     none, steps = run(build_graph(), args.questions, threaded=False)
     memory, _ = run(build_graph(InMemorySaver(serde=checkpoint_serializer())), args.questions, True)
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "threads.db"
-        with open_checkpointer(str(db)) as saver:
-            sqlite, _ = run(build_graph(saver), args.questions, threaded=True)
-        with sqlite3.connect(db) as conn:
-            size = conn.execute(
-                "SELECT SUM(LENGTH(checkpoint)) + SUM(LENGTH(metadata)) FROM checkpoints"
-            ).fetchone()[0]
-            writes = conn.execute("SELECT SUM(LENGTH(value)) FROM writes").fetchone()[0] or 0
+    sqlite, size, writes = sqlite_costs(args.questions)
     per_question = steps // args.questions
     print(f"{args.questions} questions, {per_question} graph steps each (instant models)")
     print(f"no checkpointer : {none:.2f} ms/step")

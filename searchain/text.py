@@ -16,6 +16,11 @@ _ASCII_PUNCTUATION = frozenset(string.punctuation)
 _TYPOGRAPHIC = str.maketrans("", "", "‘’“”–—")
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and its noun, singular for one: ``1 passage``, ``2,048 passages``, ``0 queries``."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def clean_text(text: str) -> str:
     """``text`` with lone UTF-16 surrogates replaced by U+FFFD, so it can be stored and sent.
 

@@ -38,3 +38,16 @@ def chromium(profile: Path, *, width: int = 1024, height: int = 900) -> Iterator
     driver.set_page_load_timeout(120)
     yield driver
     driver.quit()
+
+
+WAIT = 60.0
+"""Seconds a browser test waits for the state it checks: a busy machine's browser is slow, never
+this slow."""
+
+
+def wait_until(browser: Any, check: Any, timeout: float = WAIT) -> Any:
+    """``check()``'s first truthy value, polled until ``timeout``: a state a click or a key
+    brings about is waited for, never looked for at once."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(browser, timeout).until(lambda _: check())

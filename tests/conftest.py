@@ -6,9 +6,11 @@ calls so tests can assert what the graph asked for, not just what it returned.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import os
+import resource
 import socket
 import subprocess
 from collections.abc import Iterator, Sequence
@@ -21,6 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
+from searchain import cache
 from searchain.text import normalize_answer
 from searchain.types import Passage, ReaderAnswer
 
@@ -207,3 +210,21 @@ def deployment(tmp_path_factory, postgres_server):
     from tests.server import serve
 
     yield from serve(tmp_path_factory.mktemp("server"), postgres_server)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_heavy_objects() -> Iterator[None]:
+    """The models and indexes a test module loaded are let go when its tests end.
+
+    ``load_once`` keeps them for the process's life, as an application wants; across a suite
+    that loads dozens of models that held 9 GiB in the pytest process (issue 42, case 7).
+    """
+    yield
+    cache.clear()
+    gc.collect()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The pytest process's peak resident memory, as the suite's last line but one."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+    terminalreporter.write_line(f"peak RSS of the pytest process: {peak:.2f} GiB")

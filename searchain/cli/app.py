@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from searchain.cli.ask import ask
 from searchain.cli.common import friendly_errors
@@ -27,6 +29,39 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Search-in-the-Chain: multi-hop answers checked step by step against retrieval.",
 )
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose usage line names its arguments as its help does.
+
+    ``QUESTION``, not typer's ``{question}``; ``[CORPUS]`` when optional; ``RESULTS...`` when
+    repeated.
+    """
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, typer.core.TyperArgument):
+                name = param.metavar or (param.name or "").upper()
+                name += "..." if param.nargs != 1 else ""
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+
+@app.callback(invoke_without_command=True)
+def _version(
+    version: Annotated[
+        bool, typer.Option("--version", help="Print searchain's version and exit.", is_eager=True)
+    ] = False,
+) -> None:
+    """Search-in-the-Chain: multi-hop answers checked step by step against retrieval."""
+    if version:
+        from searchain import __version__
+
+        typer.echo(f"searchain {__version__}")
+        raise typer.Exit()
+
+
 for name, command in (
     ("index", index),
     ("ask", ask),
@@ -37,7 +72,7 @@ for name, command in (
     ("eval", evaluate),
     ("report", report),
 ):
-    app.command(name)(friendly_errors(command))
+    app.command(name, cls=_Command)(friendly_errors(command))
 
 
 def run() -> None:

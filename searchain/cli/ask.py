@@ -28,7 +28,9 @@ from searchain.text import clean_text
 
 
 def ask(
-    question: Annotated[str, typer.Argument(help="The question (or claim, for factcheck).")],
+    question: Annotated[
+        str, typer.Argument(metavar="QUESTION", help="The question (or claim, for factcheck).")
+    ],
     index: IndexOption = Path("searchain-index"),
     backend: BackendOption = "embedded",
     es_url: EsUrlOption = "",
@@ -40,13 +42,18 @@ def ask(
         str,
         typer.Option(
             envvar="SEARCHAIN_LLM",
-            help="auto, local, provider:model (e.g. openai:gpt-4o-mini), scripted:FILE.",
+            help="auto, local (SmolLM2, offline), gguf:PATH (a GGUF model on llama.cpp), "
+            "provider:model (e.g. openai:gpt-4o-mini), scripted:FILE.json, or a name in "
+            "SEARCHAIN_LLM_CHOICES.",
         ),
     ] = "auto",
     reader: Annotated[
         str,
         typer.Option(
-            envvar="SEARCHAIN_READER", help="dpr, extractive, llm, dpr:DIR, extractive:DIR."
+            envvar="SEARCHAIN_READER",
+            help="dpr, extractive, llm (the --llm model reads), llm:SPEC (another model), "
+            "dpr:DIR, extractive:DIR, a model DIR, dpr-int8[:DIR], extractive-int8[:DIR] (int8 "
+            "on the CPU).",
         ),
     ] = "dpr",
     verifier: Annotated[

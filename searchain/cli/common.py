@@ -8,7 +8,6 @@ from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, get_type_hints
 
-import click
 import typer
 import typer.models
 from rich.console import Console
@@ -104,8 +103,6 @@ def friendly_errors(command: F) -> F:
         try:
             _reject_flag_values(command, kwargs)
             return command(*args, **kwargs)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-            raise
         except (ValueError, OSError, ImportError) as exc:
             err.print(f"[red]error:[/red] {escape(first_line(exc))}")
             raise typer.Exit(1) from None
@@ -113,7 +110,9 @@ def friendly_errors(command: F) -> F:
             err.print("[red]interrupted[/red]")
             raise typer.Exit(130) from None
         except Exception as exc:
-            if os.environ.get(TRACEBACK_ENV) == "1":
+            # Typer's own exits and usage errors (typer.Exit is a RuntimeError), and a traceback
+            # asked for, pass through.
+            if type(exc).__module__.startswith("typer.") or os.environ.get(TRACEBACK_ENV) == "1":
                 raise
             from searchain.tools.llms.server import explain
 

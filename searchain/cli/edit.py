@@ -11,8 +11,13 @@ from searchain.cli.session import open_thread, preload, run, unfinished
 
 
 def edit(
-    thread: Annotated[str, typer.Argument(help="The thread (see `searchain threads`).")],
-    node: Annotated[int, typer.Argument(help="The step's node id, as `searchain show` lists it.")],
+    thread: Annotated[
+        str, typer.Argument(metavar="THREAD", help="The thread (see `searchain threads`).")
+    ],
+    node: Annotated[
+        int,
+        typer.Argument(metavar="NODE", help="The step's node id, as `searchain show` lists it."),
+    ],
     answer: Annotated[str, typer.Option(help="The step's right answer.")],
     db: DbOption = DEFAULT_DB,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from searchain.cli.common import BackendOption, EsUrlOption, err
 from searchain.methods import METHODS
+from searchain.text import counted
 
 
 def evaluate(
@@ -121,7 +122,8 @@ def evaluate(
     tag = "[bold red]SIMULATED[/bold red] " if spec.simulated else ""
     draws = f", p={spec.p} u={spec.u} seed={spec.seed}" if simulated_llm else ""
     err.print(
-        f"{tag}{method} on {dataset} {split} ({len(records)} questions{draws}) → {out_file}",
+        f"{tag}{method} on {dataset} {split} ({counted(len(records), 'question')}{draws}) → "
+        f"{out_file}",
     )
     if simulated_llm and not spec.p and not spec.u:
         err.print(
@@ -129,7 +131,7 @@ def evaluate(
             "right and leaves none unsolved, so Verify and Complete have nothing to do: give "
             "--p (wrong hops) and --u (unsolved hops), e.g. --p 0.3 --u 0.1",
         )
-    columns = (method, BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (f"{tag}{method}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         with Progress(*columns, console=err, transient=True) as bar:
             task = bar.add_task(method, total=len(records))
@@ -140,7 +142,7 @@ def evaluate(
                     done = int(bar.tasks[0].completed)
                     scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(result["metrics"].items()))
                     err.print(
-                        f"{done}/{len(records)} {escape(str(result['id']))}: {escape(scores)} "
+                        f"{tag}{done}/{len(records)} {escape(str(result['id']))}: {escape(scores)} "
                         f"({result['seconds']:.1f} s)",
                     )
 
@@ -158,7 +160,7 @@ def evaluate(
     except KeyboardInterrupt:
         kept = len(done_ids(out_file, spec) & {r.id for r in records})
         err.print(
-            f"[red]interrupted[/red]: {kept} of {len(records)} questions are in "
+            f"[red]interrupted[/red]: {kept} of {counted(len(records), 'question')} are in "
             f"{escape(str(out_file))}; run the same command again to answer the rest",
         )
         raise typer.Exit(130) from None

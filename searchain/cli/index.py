@@ -18,12 +18,14 @@ from searchain.cli.common import (
     err,
     out,
 )
+from searchain.text import counted
 
 
 def index(
     corpus: Annotated[
         Path | None,
         typer.Argument(
+            metavar="CORPUS",
             help="Corpus file: JSON lines {id, title, text}, BEIR corpus.jsonl or DPR TSV; "
             "plain, gzip, bz2 or zstd.",
             show_default=False,
@@ -56,9 +58,10 @@ def index(
     workers: Annotated[
         int,
         typer.Option(
-            help="Embedded: processes that tokenise the corpus (default: one per core; any "
-            "number builds the same index).",
+            help="Embedded: processes that tokenise the corpus; 0, the default, is one per core "
+            "(any number builds the same index).",
             min=0,
+            show_default=False,
         ),
     ] = 0,
     analyzer: Annotated[str, typer.Option(help="Elasticsearch: standard or english.")] = "standard",
@@ -148,6 +151,6 @@ def index(
             where = f"Elasticsearch index {es_index} at {retriever.url}"
     seconds = time.perf_counter() - started
     err.print(
-        f"indexed {count:,} passages ({passages.format}) into {where} in {seconds:.1f} s "
+        f"indexed {counted(count, 'passage')} ({passages.format}) into {where} in {seconds:.1f} s "
         f"({count / max(seconds, 1e-9):,.0f} passages/s)"
     )

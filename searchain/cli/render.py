@@ -10,6 +10,7 @@ from rich.tree import Tree
 from searchain.cli.common import err, out, print_layout
 from searchain.conversation import pending_correction
 from searchain.provenance import UNSTATED, provenance_notes, unstated_notes
+from searchain.text import counted
 
 VERDICTS = {
     "stated": " [green]· states its step[/green]",
@@ -41,7 +42,9 @@ def show_progress(event: dict[str, Any]) -> None:
             err.print(f"  [dim]{GUIDED}[/dim]")
     elif kind == "chain_generated":
         cut = f", {event['dropped']} beyond max_chain_nodes cut" if event.get("dropped") else ""
-        err.print(f"  chain of {event['nodes']} queries ({event['new']} new{cut})")
+        err.print(
+            f"  chain of {counted(event['nodes'], 'query', 'queries')} ({event['new']} new{cut})"
+        )
     elif kind == "node_retrieved":
         found = event["passage"] or "nothing found"
         conf = event.get("confidence")
@@ -64,7 +67,7 @@ def show_progress(event: dict[str, Any]) -> None:
     elif kind == "correction_rejected":
         err.print(f"  [red]correction rejected[/red] ({event['ir']!r})")
     elif kind == "trace_done":
-        err.print(f"  traced, {event['references']} references")
+        err.print(f"  traced, {counted(event['references'], 'reference')}")
 
 
 def show_result(result: dict[str, Any]) -> None:
@@ -92,10 +95,9 @@ def show_result(result: dict[str, Any]) -> None:
 
 def show_tree(result: dict[str, Any]) -> None:
     """The Tree-of-Reasoning: every node, its answer, knowledge source, confidence, verdict."""
-    rounds = result.get("rounds", 0)
+    why = result.get("stop_reason") or "not finished"  # a run paused for approval has none
     tree = Tree(
-        f"[bold]Tree-of-Reasoning[/bold] ({rounds} round{'s' * (rounds != 1)}, "
-        f"{result.get('stop_reason', '')})"
+        f"[bold]Tree-of-Reasoning[/bold] ({counted(result.get('rounds', 0), 'round')}, {why})"
     )
     branches: dict[int | None, Tree] = {None: tree}
     for node in result.get("nodes", []):

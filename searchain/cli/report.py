@@ -12,7 +12,9 @@ from searchain.cli.common import ForceOption, err, out
 
 
 def report(
-    results: Annotated[list[Path], typer.Argument(help="Results files of `searchain eval`.")],
+    results: Annotated[
+        list[Path], typer.Argument(metavar="RESULTS", help="Results files of `searchain eval`.")
+    ],
     out_dir: Annotated[
         Path, typer.Option("--out", help="Directory for report.md and PNGs.")
     ] = Path("report"),
@@ -27,7 +29,8 @@ def report(
     if out_dir.is_dir():  # a folder that holds a report.md of someone else's is left alone
         check_target(out_dir / REPORT_FILE, "--out", what="report", ours=is_report, force=force)
     elif out_dir.exists() or out_dir.is_symlink():
-        raise ValueError(f"--out {out_dir} is not a directory: give a directory for the report")
+        what = "a file" if out_dir.is_file() else "not a directory"
+        raise ValueError(f"--out {out_dir} is {what}: give a directory for the report")
 
     for path in write_report(results, out_dir):
         out.print(str(path))

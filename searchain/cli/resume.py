@@ -12,7 +12,9 @@ from searchain.conversation import pending_correction
 
 
 def resume(
-    thread: Annotated[str, typer.Argument(help="The thread id `searchain ask` printed.")],
+    thread: Annotated[
+        str, typer.Argument(metavar="THREAD", help="The thread id `searchain ask` printed.")
+    ],
     db: DbOption = DEFAULT_DB,
     approve: Annotated[bool, typer.Option(help="Approve the pending correction.")] = False,
     reject: Annotated[bool, typer.Option(help="Reject the pending correction.")] = False,

@@ -12,6 +12,7 @@ from rich.markup import escape
 from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, err, page_target
 from searchain.cli.render import show_pending, show_result, show_tree
 from searchain.cli.session import open_threads
+from searchain.text import counted
 
 
 def question_states(graph: Any, config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -31,7 +32,9 @@ def question_states(graph: Any, config: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def show(
-    thread: Annotated[str, typer.Argument(help="The thread (see `searchain threads`).")],
+    thread: Annotated[
+        str, typer.Argument(metavar="THREAD", help="The thread (see `searchain threads`).")
+    ],
     db: DbOption = DEFAULT_DB,
     html: HtmlOption = None,
     force: ForceOption = False,
@@ -56,7 +59,7 @@ def show(
         from searchain.page import write_page
 
         write_page(html, results, title=f"searchain thread {thread}")
-        count = f"{len(results)} question{'s' * (len(results) != 1)}"
+        count = counted(len(results), "question")
         err.print(f"wrote {escape(str(html))} ({count})")
     elif html is not None:
         err.print("no page yet: no question is finished; approve or reject first")

@@ -11,8 +11,9 @@ from searchain.cli.session import open_threads, unfinished
 
 
 def threads(db: DbOption = DEFAULT_DB) -> None:
-    """List the threads in --db with their status and latest question."""
+    """List the threads in --db with their status and latest question, newest first."""
     store, graph = open_threads(db, create=False)
+    rows = []
     for thread_id, created, question in store.threads():
         state = graph.get_state({"configurable": {"thread_id": thread_id}})
         if created is None:  # made from Python: its latest checkpoint says when and what
@@ -27,5 +28,9 @@ def threads(db: DbOption = DEFAULT_DB) -> None:
             status = "interrupted"
         else:
             status = "finished" if state.values else "not started"
+        rows.append((created, thread_id, status, question))
+    rows.sort(key=lambda row: -row[0])  # threads made from Python among the others, by time
+    width = max((len(row[1]) for row in rows), default=0)
+    for created, thread_id, status, question in rows:
         when = datetime.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M")
-        out.print(f"{thread_id}  {when}  {status:<20}  {escape(question)}")
+        out.print(f"{thread_id:<{width}}  {when}  {status:<20}  {escape(question)}")

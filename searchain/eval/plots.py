@@ -99,6 +99,8 @@ def _save(fig: Any, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    # The picture grows to hold every label: long run names rotated under the bars ran off its
+    # left edge with the figure's own bounds.
+    fig.savefig(path, dpi=100, bbox_inches="tight", pad_inches=0.1)
     plt.close(fig)
     return path

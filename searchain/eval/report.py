@@ -30,6 +30,7 @@ from searchain.eval.runner import SIMULATED, SOURCES, Run, read_results
 from searchain.eval.sections import REPORT_FILE, TITLE, figure_sections, fmt
 from searchain.files import write_atomic
 from searchain.methods import METHODS
+from searchain.text import counted
 
 NO_IR = "searchain-no-ir"
 INTERACTIVE = ("searchain", "searchain-no-verify", "searchain-no-complete")
@@ -188,7 +189,7 @@ def paper_tables(runs: dict[Run, list[dict[str, Any]]], summaries: dict[Run, Any
         ns = {summaries[r]["n"] for found in cells.values() for r in found}
         # One n for the whole table goes in its heading; cells of differing n each say theirs.
         show_n = len(ns) > 1
-        each = " (n in each cell)" if show_n else f" ({ns.pop()} questions each)"
+        each = " (n in each cell)" if show_n else f" ({counted(ns.pop(), 'question')} each)"
         lines += [
             "",
             f"## Table 1 (SearChain): main metric by method and data set — LLM {llm}, "

@@ -21,6 +21,7 @@ from typing import Any
 
 from searchain.files import starts_with, write_atomic
 from searchain.provenance import provenance_notes
+from searchain.text import counted
 
 SOURCE_LABELS = {
     "llm": "LLM",
@@ -89,7 +90,8 @@ def _e(text: Any) -> str:
 def _heading(level: int, text: str, results: Sequence[dict[str, Any]], several: bool) -> str:
     if not several:
         return ""
-    return f"<h{level}>{_e(text)}</h{level}>\n<p>{len(results)} questions in this thread.</p>\n"
+    shown = counted(len(results), "question")
+    return f"<h{level}>{_e(text)}</h{level}>\n<p>{shown} in this thread.</p>\n"
 
 
 def _question(i: int, result: dict[str, Any], several: bool) -> str:
@@ -165,7 +167,7 @@ def _summary(result: dict[str, Any]) -> str:
     failures = result.get("format_failures", [])
     unread = f" Replies the parser could not read: {_e(', '.join(failures))}." if failures else ""
     return (
-        f"<p>{rounds} round{'s' * (rounds != 1)}; reasoning ended because {_e(reason)}.{unread} "
+        f"<p>{counted(rounds, 'round')}; reasoning ended because {_e(reason)}.{unread} "
         "Each round's chain is a branch; a new branch starts under the step IR corrected or "
         "completed. Open a step for its reading, its passage and why it was accepted.</p>"
     )

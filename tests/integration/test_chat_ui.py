@@ -184,10 +184,17 @@ class Chat:
         return self.text().count("Answer: ")
 
     def button(self, label: str) -> Any:
+        """The button labelled ``label``, waited for (a re-render may not have drawn it yet)."""
         from selenium.webdriver.common.by import By
 
-        found = [b for b in self.driver.find_elements(By.TAG_NAME, "button") if b.text == label]
-        assert found, f"no {label!r} button; the page shows:\n{self.text()}"
+        found: list[Any] = []
+
+        def drawn(_: str) -> bool:
+            buttons = self.driver.find_elements(By.TAG_NAME, "button")
+            found[:] = [b for b in buttons if b.text == label]
+            return bool(found)
+
+        self.wait_until(drawn, f"no {label!r} button")
         return found[0]
 
     def shot(self, name: str) -> Path:

@@ -43,6 +43,16 @@ def one_line_error(done, *fragments: str) -> None:
         assert fragment in lines[0]
 
 
+def results_file(path: Path) -> Path:
+    """A results file of one question, as `searchain eval` writes them (for `report`)."""
+    config = dict.fromkeys(("p", "u", "seed")) | {"dataset": "musique", "split": "tune"}
+    config |= {"method": "oner", "llm": "local", "reader": "none", "backend": "embedded"}
+    line = {"id": "q", "config": config, "metrics": {"cover_em": 1.0}, "rounds": 1, "steps": 1}
+    line |= {"usage": {"llm": {"calls": 1, "words_in": 9, "words_out": 3}}, "seconds": 1.0}
+    path.write_text(json.dumps(line) + "\n")
+    return path
+
+
 def test_bad_corpus_line_is_named_and_no_index_is_left(tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"id": "a", "text": "fine"}\n{"id": "b"}\n')
@@ -209,12 +219,7 @@ def test_mistakes_around_corpora_and_reports_name_the_fix(tmp_path):
     done = searchain("index", str(array), "--index", str(tmp_path / "i"))
     one_line_error(done, "is a JSON array: give one JSON object per line", "jq -c")
     one_line_error(searchain("report", str(tmp_path)), "is a directory: give the results files")
-    results = tmp_path / "r.jsonl"
-    config = dict.fromkeys(("p", "u", "seed")) | {"dataset": "musique", "split": "tune"}
-    config |= {"method": "oner", "llm": "local", "reader": "none", "backend": "embedded"}
-    line = {"id": "q", "config": config, "metrics": {"cover_em": 1.0}, "rounds": 1, "steps": 1}
-    line |= {"usage": {"llm": {"calls": 1, "words_in": 9, "words_out": 3}}, "seconds": 1.0}
-    results.write_text(json.dumps(line) + "\n")
+    results = results_file(tmp_path / "r.jsonl")
     one_line_error(
         searchain("report", str(results), "--out", str(array)), "is a file: give a directory"
     )

@@ -7,16 +7,20 @@ them: the tests assert the machinery, a step retrieved, read, checked and cited.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
+from PIL import Image
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
+from tests.conftest import require
 
 pytestmark = pytest.mark.integration
 
@@ -114,3 +118,27 @@ def test_the_paper_prompt_runs_unconstrained_and_guided_only_where_it_can(tmp_pa
         "takes (llm local or gguf:PATH): use chain_prompt auto or paper"
     ]
     assert not (tmp_path / "g.sqlite").exists()
+
+
+def test_the_script_behind_the_readmes_picture_shows_a_checked_cited_step(
+    tmp_path, local_llm_available
+):
+    """Issue 42, case 1: docs/demo-page.png showed a tree the code had not drawn for about 100
+    commits. The script that captures it runs here, into a scratch folder, on the offline model."""
+    require(bool(shutil.which("chromium")), "no Chromium: scripts/browser.sh installs it")
+    png = tmp_path / "page.png"
+    settings = {"WORK": str(tmp_path), "PNG": str(png), "BIN": str(BIN), "LLM": "local"}
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "demo_page.sh")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, **settings},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = (tmp_path / "demo-page.html").read_text(encoding="utf-8")
+    assert re.search(r'<span class="badge (stated|unstated|unverifiable)">', page)
+    assert 'class="cite"' in page and "step 1 in the tree" in page  # a citation, resolved
+    with Image.open(png) as image:
+        assert image.size == (900, 1500)
+        assert image.getbbox() is not None

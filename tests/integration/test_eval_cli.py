@@ -47,6 +47,9 @@ def test_a_short_simulated_run_on_the_reporting_split_is_well_formed(workdir):
     done = simulated(workdir, out, "--p", "0.6", "--limit", "12", "--concurrency", "4")
     assert done.returncode == 0, done.stderr
     assert "SIMULATED searchain on musique report (12 questions, p=0.6 u=0.1 seed=0)" in done.stderr
+    # Each question's progress line says it too (issue 42, case 8): a log read from its middle.
+    progress = [line for line in done.stderr.splitlines() if "/12 " in line]
+    assert len(progress) == 12 and all(line.startswith("SIMULATED ") for line in progress)
     lines = [r for _, r in read_results(out)]
     assert len(lines) == 12 and len({r["id"] for r in lines}) == 12
     for r in lines:
@@ -225,7 +228,7 @@ def test_the_simulated_llm_says_what_it_was_told_and_plays_only_searchain(workdi
     args += ["--reader", "simulated", "--limit", "1", "--index", str(path / "pooled-index")]
     done = searchain(*args, "--method", "searchain", "--out", str(path / "p0.jsonl"), env=env)
     assert done.returncode == 0, done.stderr
-    assert "(1 questions, p=0.0 u=0.0 seed=0)" in done.stderr
+    assert "(1 question, p=0.0 u=0.0 seed=0)" in done.stderr
     assert "note: with --p 0 and --u 0 the simulated LLM answers every hop right" in done.stderr
     direct = searchain(*args, "--method", "direct", "--out", str(path / "d.jsonl"), env=env)
     one_line_error(direct, "the simulated LLM writes SearChain's Chains-of-Query only")

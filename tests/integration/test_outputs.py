@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_cli import one_line_error, searchain
+from tests.integration.test_cli import one_line_error, results_file, searchain
 from tests.tiny_models import make_dpr_reader
 
 pytestmark = pytest.mark.integration
@@ -123,12 +123,7 @@ def test_eval_and_report_outputs_are_checked_before_any_work(tmp_path):
     folder = tmp_path / "report"
     folder.mkdir()
     (folder / "report.md").write_text("# My notes\n")
-    results = tmp_path / "r.jsonl"
-    config = dict.fromkeys(("p", "u", "seed")) | {"dataset": "musique", "split": "tune"}
-    config |= {"method": "oner", "llm": "local", "reader": "none", "backend": "embedded"}
-    line = {"id": "q", "config": config, "metrics": {"cover_em": 1.0}, "rounds": 1, "steps": 1}
-    line |= {"usage": {"llm": {"calls": 1, "words_in": 9, "words_out": 3}}, "seconds": 1.0}
-    results.write_text(json.dumps(line) + "\n")
+    results = results_file(tmp_path / "r.jsonl")
     refused = searchain("report", str(results), "--out", str(folder))
     one_line_error(refused, "report.md exists and is not a report searchain wrote", "--force")
     assert (folder / "report.md").read_text() == "# My notes\n"

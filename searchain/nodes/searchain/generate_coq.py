@@ -21,6 +21,7 @@ from searchain.nodes.searchain.chain import parse_chain
 from searchain.nodes.searchain.dedup import find_duplicate
 from searchain.prompts import GuidedPrompt, feedback_template, render
 from searchain.state import Branch, State, TreeNode, Turn, untraced
+from searchain.text import counted
 from searchain.tools.llms.generate import generate
 from searchain.tools.llms.resolve import resolve_llm
 
@@ -132,13 +133,14 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         dropped=parsed.dropped,  # nodes beyond max_chain_nodes
     )
     planned = (
-        f"Round {state.rounds + 1}: the model planned {len(chain)} sub-question"
-        f"{'s' * (len(chain) != 1)}"
+        f"Round {state.rounds + 1}: the model planned {counted(len(chain), 'sub-question')}"
         + (f", {new} new" if state.rounds and new != len(chain) else "")
         if chain
         else f"Round {state.rounds + 1}: the model wrote no chain of sub-questions searchain "
         "could read"
     )
+    if guided and new_turns:  # the first round says how the chain was asked for
+        planned += " (guided prompt: a short instruction and the reply held to the chain format)"
     return {
         **reset,
         **progress(state, planned),

@@ -11,11 +11,11 @@ calls (one llama.cpp context is not safe to use from two threads).
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import threading
 import warnings
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -184,6 +184,7 @@ def load_gguf(path: str, **settings: Any) -> LlamaCppChatModel:
 
     model.client.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
     # Freed before the interpreter tears its modules down (llama-cpp-python's own __del__ then
-    # fails with a traceback on every exit).
-    atexit.register(model.client.close)
+    # fails with a traceback on every exit), or as soon as the model is let go (a finalizer, not
+    # atexit.register, which would keep it alive for the process's life).
+    weakref.finalize(model, model.client.close)
     return model

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from searchain.text import counted
 from searchain.tools.retrieval import exhaustive, npy
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
@@ -289,8 +290,7 @@ class BM25Index:
             check_files(index.path, files, full=True)
         except IndexFilesError as exc:
             raise damaged(path, str(exc)) from None
-        offsets = np.asarray(index._offsets)
-        size = (index.path / "passages.jsonl").stat().st_size
+        offsets, size = np.asarray(index._offsets), (index.path / "passages.jsonl").stat().st_size
         if offsets[0] != 0 or offsets[-1] != size or np.any(np.diff(offsets) <= 0):
             raise damaged(path, "offsets")
         for i in range(len(index)):
@@ -298,7 +298,8 @@ class BM25Index:
                 index.passage(i)
             except (ValueError, KeyError) as exc:
                 raise damaged(path, f"passage {i + 1}: {exc}") from None
-        return f"{path}: {len(index):,} passages, {len(files)} files, every checksum matches"
+        passages = counted(len(index), "passage")
+        return f"{path}: {passages}, {len(files)} files, every checksum matches"
 
     @classmethod
     def build(

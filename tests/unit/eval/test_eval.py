@@ -20,7 +20,7 @@ from searchain.eval.report import load_runs, write_report
 from searchain.eval.runner import EvalSpec, read_results, run_records, score
 from searchain.methods import METHODS, get_method
 from searchain.types import Passage
-from tests.conftest import TableRetriever
+from tests.conftest import TableRetriever, require_module
 
 SPEC = EvalSpec("musique", "tune", "direct", "fake", "none", "embedded")
 RECORDS = [
@@ -509,3 +509,26 @@ def test_k_only_for_methods_that_retrieve_k(method, message):
     with pytest.raises(ValueError, match="--k must be between 1 and 50"):
         check(EvalSpec("musique", "tune", "ircot", "fake", "none", "embedded", k=0))
     check(EvalSpec("musique", "tune", "oner", "fake", "none", "embedded", k=9))
+
+
+def test_every_plot_holds_its_labels_however_long_the_run_names(tmp_path):
+    """Issue 42, case 8: the knowledge-sources plot's rotated run names ran off its left edge."""
+    require_module("matplotlib", "eval")
+    from PIL import Image
+
+    runs = []
+    for i, model in enumerate(("openai:" + "a-rather-long-model-name-" * 3, "local")):
+        results = [line("searchain", f"q{j}", j % 2 == 0, (1, 1, 1)) for j in range(4)]
+        for result in results:
+            result["config"] |= {"llm": model, "reader": "dpr"}
+        path = tmp_path / f"run{i}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in results))
+        runs.append(path)
+    files = write_report(runs, tmp_path / "report")
+    for png in files[1:]:
+        with Image.open(png) as image:
+            rgb = image.convert("RGB")
+            width, height = rgb.size
+            edges = [rgb.getpixel((0, y)) for y in range(height)]
+            edges += [rgb.getpixel((x, height - 1)) for x in range(width)]
+        assert set(edges) == {(255, 255, 255)}, f"{png.name}: something touches its edge"

@@ -58,3 +58,46 @@ def test_bad_context_values_get_one_line_errors(monkeypatch, kwargs, env, messag
         monkeypatch.setenv(key, value)
     with pytest.raises(ValueError, match=message):
         Context(**kwargs)
+
+
+class Grammatical:
+    """Stands for a llama.cpp model: it takes a grammar (``grammar_settings``)."""
+
+    def grammar_settings(self, grammar: str) -> dict[str, str]:
+        return {"grammar": grammar}
+
+
+def test_which_prompt_plans_depends_on_the_model_the_task_and_the_setting(tmp_path):
+    """Issue 42, case 1: `auto` guides a llama.cpp model on a task that has a guided prompt;
+    every other model, task or prompt file gets the paper's; `guided` where it cannot be
+    honoured is one line, and `paper` is the paper's everywhere."""
+    llama, other = Grammatical(), object()
+    guided = Context().guided_prompt("qa", llama)
+    assert guided is not None and guided.prompt("Who?").endswith("Question: Who?")
+    slot = Context().guided_prompt("slot", llama)
+    assert slot is not None and (slot.template, slot.grammar) == (guided.template, guided.grammar)
+    for task in ("yesno", "factcheck", "longform", "no_ir"):
+        assert Context().guided_prompt(task, llama) is None
+    assert Context().guided_prompt("qa", other) is None
+    own = tmp_path / "p.toml"
+    own.write_text('[trivia]\ntemplate = "Q: {question}"\n')
+    assert Context(prompts=str(own)).guided_prompt("qa", llama) is None  # the user's file rules
+    assert Context(chain_prompt="paper").guided_prompt("qa", llama) is None
+    assert Context(chain_prompt="guided").guided_prompt("qa", llama) == guided
+    with pytest.raises(ValueError, match=r"only a llama\.cpp model takes"):
+        Context(chain_prompt="guided").guided_prompt("qa", other)
+    with pytest.raises(ValueError, match=r"task 'yesno' has no guided prompt \(only qa, slot\)"):
+        Context(chain_prompt="guided").guided_prompt("yesno", llama)
+    with pytest.raises(ValueError, match="chain_prompt must be auto or paper or guided"):
+        Context(chain_prompt="grammar")  # type: ignore[arg-type]
+
+
+def test_a_chain_is_held_to_the_grammar_only_by_a_model_that_takes_one():
+    from langchain_core.messages import HumanMessage
+
+    from searchain.tools.llms.generate import generate
+    from tests.conftest import ScriptedReplies
+
+    with pytest.raises(ValueError, match="ScriptedReplies cannot hold a reply to a grammar"):
+        generate(ScriptedReplies(replies=["x"]), [HumanMessage("Hi")], stop=[], max_tokens=5,
+                 grammar='root ::= "x"')  # fmt: skip

@@ -81,8 +81,9 @@ class Context:
     """How the LLM is asked for its chain: ``paper`` sends the task's prompt as published,
     unconstrained; ``guided`` a short instruction with the reply held to the Chain-of-Query
     grammar (``prompts/guided.toml``: a llama.cpp model only; the paper's few-shot prompt leaves
-    SmolLM2 without a readable chain for some questions); ``auto`` guides a llama.cpp model (``local``, ``gguf:PATH``) on a task that has a
-    guided prompt and no prompt file of the user's, and sends the paper's prompt otherwise."""
+    SmolLM2 without a readable chain for some questions); ``auto`` guides a llama.cpp model
+    (``local``, ``gguf:PATH``) on a task that has a guided prompt and no prompt file of the
+    user's, and sends the paper's prompt otherwise."""
     llm: str | SkipJsonSchema[InstanceOf[BaseChatModel]] = "auto"
     """Chat model: ``auto`` (OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else ``local``),
     ``local`` (SmolLM2-135M-Instruct, offline), ``provider:model``, or a chat model object."""

@@ -110,9 +110,10 @@ def friendly_errors(command: F) -> F:
             err.print("[red]interrupted[/red]")
             raise typer.Exit(130) from None
         except Exception as exc:
-            # Typer's own exits and usage errors (typer.Exit is a RuntimeError), and a traceback
-            # asked for, pass through.
-            if type(exc).__module__.startswith("typer.") or os.environ.get(TRACEBACK_ENV) == "1":
+            # Typer's own exits and usage errors (typer.Exit is a RuntimeError; click's, in the
+            # typer versions that do not vendor it), and a traceback asked for, pass through.
+            parser = type(exc).__module__.split(".")[0] in ("typer", "click")
+            if parser or os.environ.get(TRACEBACK_ENV) == "1":
                 raise
             from searchain.tools.llms.server import explain
 

@@ -153,3 +153,17 @@ def test_without_llama_cpp_the_local_model_names_its_extra(monkeypatch, local_ll
     monkeypatch.setattr(llm_module.importlib.util, "find_spec", hide)
     with pytest.raises(ImportError, match=r"pip install 'searchain\[local\]'"):
         resolve_llm("local?n_ctx=1024")
+
+
+def test_the_prompt_cache_counts_the_logits_its_states_carry(llm):
+    """Issue 42, case 7: llama.cpp's RAM cache counted no state's copy of the logits (400 MB a
+    state for the reader's copy), so its 1 GiB bound let the suite's process reach 8.7 GiB."""
+    reader = llm.for_reading()
+    for i in range(4):
+        reader.invoke([HumanMessage(f"Passage {i}: " + "word " * 50 + "\nAnswer:")], max_tokens=1)
+    cache = reader.client.cache
+    states = list(cache.cache_state.values())
+    llama = sum(state.llama_state_size for state in states)
+    logits = sum(state.scores.nbytes for state in states)  # tokens × vocabulary floats each
+    assert states and logits > 5 * llama  # what llama.cpp's own count left out
+    assert cache.cache_size == llama + logits + sum(s.input_ids.nbytes for s in states)

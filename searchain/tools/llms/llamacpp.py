@@ -149,6 +149,26 @@ PROMPT_CACHE_BYTES = 1 << 30
 """RAM for evaluated prompt states of a local model (a few of them)."""
 
 
+def prompt_cache(capacity: int) -> Any:
+    """llama.cpp's RAM cache of prompt states, bounded by the bytes its states really hold.
+
+    ``LlamaRAMCache`` counts a state's llama.cpp bytes but not the copy of the logits each state
+    carries (context × vocabulary floats for the reader's copy: 400 MB a state for SmolLM2), so
+    its bound let a process grow past 8 GiB over a few dozen prompts (issue 42, case 7).
+    """
+    from llama_cpp import LlamaRAMCache
+
+    class BoundedRAMCache(LlamaRAMCache):
+        @property
+        def cache_size(self) -> int:
+            return sum(
+                state.llama_state_size + state.scores.nbytes + state.input_ids.nbytes
+                for state in self.cache_state.values()
+            )
+
+    return BoundedRAMCache(capacity_bytes=capacity)
+
+
 def load_gguf(path: str, **settings: Any) -> LlamaCppChatModel:
     """Load a GGUF chat model with settings from its metadata; ``settings`` override any field.
 
@@ -180,9 +200,7 @@ def load_gguf(path: str, **settings: Any) -> LlamaCppChatModel:
     # again): llama.cpp keeps only the last one's evaluated tokens, so each switch would
     # evaluate the shared demonstrations again. A RAM cache of recent states resumes from the
     # longest cached prefix instead.
-    from llama_cpp import LlamaRAMCache
-
-    model.client.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
+    model.client.set_cache(prompt_cache(PROMPT_CACHE_BYTES))
     # Freed before the interpreter tears its modules down (llama-cpp-python's own __del__ then
     # fails with a traceback on every exit), or as soon as the model is let go (a finalizer, not
     # atexit.register, which would keep it alive for the process's life).

@@ -34,8 +34,10 @@ def test_the_checkpoint_bytes_docs_conversations_quotes_are_what_the_code_writes
     )
     assert quoted, "docs/conversations.md no longer quotes the checkpoint bytes"
     assert int(quoted[1]) == questions
-    assert quoted[2] == f"{size / questions / 1024:.1f}"
-    assert quoted[3] == f"{writes / questions / 1024:.1f}"
+    # Within 0.2 KiB: a checkpoint's encoded timestamps and ids vary by a few bytes from run to
+    # run (32.8 or 32.9 KiB), a drift of the code's making is kilobytes (20.6 against 32.7).
+    assert abs(float(quoted[2]) - size / questions / 1024) <= 0.2, size / questions / 1024
+    assert abs(float(quoted[3]) - writes / questions / 1024) <= 0.2, writes / questions / 1024
 
 
 def test_the_readmes_demo_output_is_the_shape_the_cli_prints_today():

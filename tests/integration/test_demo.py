@@ -89,10 +89,11 @@ def test_the_demo_asks_any_question_verbatim(tmp_path, question, local_llm_avail
     assert shown(tmp_path, demo_run(tmp_path, question))["question"] == question
 
 
-def test_the_paper_prompt_runs_unconstrained_and_guided_only_where_it_can(tmp_path):
+def test_the_paper_prompt_runs_unconstrained_and_guided_only_where_it_can(
+    tmp_path, local_llm_available
+):
     """`auto` guides a llama.cpp model; `paper` sends Fig. 11 as published; `guided` on a model
     that takes no grammar is one line before any work."""
-    pytest.importorskip("llama_cpp")
     index = tmp_path / "idx"
     demo_run(tmp_path)  # builds the index (and runs the demo once)
     graph = build_graph(checkpointer=InMemorySaver())

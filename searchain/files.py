@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -50,7 +50,7 @@ def check_target(
     what: str,
     ours: Callable[[Path], bool] | None,
     force: bool,
-    inputs: Mapping[str, str | Path] | None = None,
+    inputs: Sequence[tuple[str, str | Path]] = (),
 ) -> Path:
     """Refuse, before any work, a path an output option must not write; return it.
 
@@ -58,11 +58,11 @@ def check_target(
     may be written. An existing file is replaced only when ``ours`` says searchain wrote it (a
     page, a report), or with ``force``; ``ours=None`` lets the caller read an existing file
     itself (a results file it resumes). ``what`` names what the option writes, for the refusal.
-    ``inputs`` are the other paths the command uses, by option (``--db``, ``--index``): none may
-    be the output, whether it exists yet or not.
+    ``inputs`` are ``(option, path)`` of the other files the command uses (``--db`` and the
+    files beside it, ``--index``): none may be the output, whether it exists yet or not.
     """
     path = Path(path)
-    for name, used in (inputs or {}).items():
+    for name, used in inputs:
         if Path(used).absolute().resolve() == path.absolute().resolve():
             raise ValueError(f"{option} {path} is also {name}'s path: give another path")
     if path.is_dir():

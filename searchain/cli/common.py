@@ -86,8 +86,16 @@ def page_target(html: Path | None, force: bool, **inputs: str | Path) -> Path | 
     from searchain.files import check_target
     from searchain.page import is_page
 
-    used = {f"--{name}": path for name, path in inputs.items() if "://" not in str(path)}
+    used = [(f"--{name}", Path(path)) for name, path in inputs.items() if "://" not in str(path)]
+    # A SQLite database's journal, shared memory and searchain's locks are part of it: written
+    # over while the run holds them open, the database is lost (its WAL appears mid-run).
+    used += [(name, path.with_name(path.name + end)) for name, path in used if name == "--db"
+             for end in SQLITE_FILES]  # fmt: skip
     return check_target(html, "--html", what="page", ours=is_page, force=force, inputs=used)
+
+
+SQLITE_FILES = ("-wal", "-shm", "-journal", ".locks")
+"""What SQLite (and searchain's thread locks) keep beside a database file."""
 
 
 def friendly_errors(command: F) -> F:

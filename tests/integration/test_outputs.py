@@ -54,6 +54,8 @@ def test_html_never_replaces_the_index_the_database_or_a_file_of_someone_else(se
     assert sorted(p.name for p in index.iterdir()) == before
     one_line_error(ask(setup, db, "--html", str(db)), "is also --db's path")
     assert not db.exists()  # refused before any work: no database, no thread
+    for beside in ("-wal", "-shm", "-journal", ".locks"):  # the files SQLite opens beside it
+        one_line_error(ask(setup, db, "--html", f"{db}{beside}"), "is also --db's path")
     done = ask(setup, db, "--json")
     assert done.returncode == 0, done.stderr[-2000:]
     thread = json.loads(done.stdout)["thread"]

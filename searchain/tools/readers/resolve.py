@@ -11,6 +11,7 @@ from langchain_core.language_models import BaseChatModel
 
 from searchain.cache import load_once
 from searchain.tools.llms.resolve import resolve_llm
+from searchain.tools.pretrained import is_path
 from searchain.tools.readers.llm import LLMReader
 from searchain.tools.readers.models import DPRReaderModel, ExtractiveReader, reader_kind
 from searchain.types import Reader
@@ -33,8 +34,11 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
         return LLMReader(resolve_llm(arg or llm))
     if name not in ("dpr", "extractive") and Path(spec).is_dir():
         name, arg = reader_kind(spec), spec
-    elif spec.startswith((".", "/", "~")):
-        raise ValueError(f"--reader {spec}: no such model directory")
+    elif is_path(spec):
+        what = (
+            "is not a directory" if Path(spec).expanduser().exists() else "no such model directory"
+        )
+        raise ValueError(f"--reader {spec}: {what}")
     kind, _, precision = name.partition("-")
     models = {"dpr": DPRReaderModel, "extractive": ExtractiveReader}
     if kind in models and precision in ("", "int8"):

@@ -184,3 +184,12 @@ def test_int8_without_onnx_runtime_names_the_extra(dpr_dir, monkeypatch):
         resolve_reader(f"dpr-int8:{dpr_dir}").load()
     with pytest.raises(ValueError, match="dpr-int8"):
         resolve_reader("dpr-int4")
+
+
+def test_a_reader_path_that_is_a_file_is_named_as_one(tmp_path, monkeypatch):
+    """The neighbours of a missing directory: a file given bare or as a path."""
+    (tmp_path / "notes.txt").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    for spec in ("notes.txt", "./notes.txt", str(tmp_path / "notes.txt")):
+        with pytest.raises(ValueError, match=r"notes\.txt: is not a directory$"):
+            resolve_reader(spec)

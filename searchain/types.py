@@ -8,8 +8,52 @@ tests and users swap components without touching the graph.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, fields
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where in a person's own document a passage was cut from (see :mod:`searchain.documents`).
+
+    Benchmark corpora have none; a passage indexed from a PDF, a web page, Markdown, a Word or a
+    text file has one, so a citation names the file and page a person can open.
+    """
+
+    path: str
+    """The file's path relative to the folder that was indexed (``/`` between folders), or an
+    uploaded file's name."""
+    page: int | None = None
+    """The PDF page the passage is on, from 1; None for other formats."""
+    section: str = ""
+    """The headings above the passage, outermost first, joined by `` › `` (HTML, Markdown,
+    DOCX); empty before the first heading and for PDF and plain text."""
+    anchor: str = ""
+    """The fragment that opens the section: an HTML ``id``, a Markdown heading's slug as GitHub
+    makes it, a DOCX bookmark; empty if it has none."""
+    start: int = 0
+    """Offset of the passage's first character in the text searchain extracted from the
+    document (from its page, for a PDF)."""
+    end: int = 0
+    """Offset just past the passage's last character, in the same text."""
+
+    @classmethod
+    def of(cls, stored: dict[str, Any]) -> Source:
+        """A source from its stored JSON object; fields another release added are left out."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in stored.items() if k in known})
+
+    def cite(self) -> str:
+        """How a person finds it: ``report.pdf, p. 12`` or ``guide.md § Setup › Server``."""
+        if self.page is not None:
+            return f"{self.path}, p. {self.page}"
+        return f"{self.path} § {self.section}" if self.section else self.path
+
+    def fragment(self) -> str:
+        """The URL fragment that opens the file where the passage is (``#page=12``), or ``""``."""
+        if self.page is not None:
+            return f"#page={self.page}"
+        return f"#{self.anchor}" if self.anchor else ""
 
 
 @dataclass(frozen=True)
@@ -24,6 +68,8 @@ class Passage:
     """The passage text."""
     score: float = 0.0
     """Retrieval score (BM25 or the backend's own); higher is better."""
+    source: Source | None = None
+    """The file, page and section it was cut from; None for a benchmark corpus's passage."""
 
     def as_reference(self) -> str:
         """The passage as it is shown to a model: ``title: text``."""

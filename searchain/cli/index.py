@@ -1,10 +1,18 @@
-"""``searchain index``: build a BM25 index (embedded or Elasticsearch) from a corpus file."""
+"""``searchain index``: build a BM25 index (embedded or Elasticsearch) from a corpus or documents.
+
+A corpus file (JSON lines, BEIR, DPR's TSV) is indexed passage by passage as it is; files and
+folders of documents (PDF, HTML, Markdown, DOCX, text) are read, split into passages and indexed
+with their sources (:mod:`searchain.documents`). Exit status 3 says the index was built but some
+files (or PDF pages) were skipped, each named with its reason in the summary.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,16 +26,34 @@ from searchain.cli.common import (
     err,
     out,
 )
+from searchain.documents.collection import Documents
+from searchain.documents.split import WORDS
 from searchain.text import counted
+
+if TYPE_CHECKING:
+    from searchain.tools.retrieval.corpus import Corpus
+
+MAX_FILE_SIZE = "256MiB"
+"""``--max-file-size``'s default (the documents' own default bound)."""
+SKIPPED = 3
+"""Exit status of a build that published its index but skipped some files or pages."""
+
+
+def is_documents(paths: list[Path]) -> bool:
+    """Whether ``paths`` name documents (folders, or files of a document type), not a corpus."""
+    from searchain.documents.formats import format_of
+
+    return any(p.is_dir() or format_of(p.name) is not None for p in paths)
 
 
 def index(
-    corpus: Annotated[
-        Path | None,
+    paths: Annotated[
+        list[Path] | None,
         typer.Argument(
-            metavar="CORPUS",
-            help="Corpus file: JSON lines {id, title, text}, BEIR corpus.jsonl or DPR TSV; "
-            "plain, gzip, bz2 or zstd.",
+            metavar="PATH...",
+            help="A corpus file (JSON lines {id, title, text}, BEIR corpus.jsonl or DPR TSV; "
+            "plain, gzip, bz2 or zstd), or documents: PDF, HTML, Markdown, DOCX and text files, "
+            "and folders of them (walked recursively).",
             show_default=False,
         ),
     ] = None,
@@ -69,57 +95,63 @@ def index(
     replicas: Annotated[
         int, typer.Option(help="Elasticsearch: copies of each shard on other nodes.", min=0)
     ] = 0,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Documents: index only files matching this glob (repeatable), e.g. '*.md'."
+        ),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(help="Documents: leave out files matching this glob (repeatable)."),
+    ] = None,
+    passage_words: Annotated[
+        int, typer.Option(help="Documents: words per passage (DPR's 100 suits the readers).", min=1)
+    ] = WORDS,
+    overlap: Annotated[int, typer.Option(help="Documents: words shared by adjacent passages.")] = 0,
+    max_file_size: Annotated[
+        str, typer.Option(help="Documents: files larger than this are skipped, e.g. 64MiB.")
+    ] = MAX_FILE_SIZE,
     verify: Annotated[
         Path | None,
         typer.Option(help="Check every byte of the embedded index DIR against its checksums."),
     ] = None,
 ) -> None:
-    """Build a BM25 index from a corpus file (title and text are both searched)."""
-    from rich.progress import (
-        BarColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
+    """Build a BM25 index from a corpus file or documents (title and text are both searched)."""
     from searchain.tools.retrieval.bm25 import BM25Index
-    from searchain.tools.retrieval.corpus import read_corpus
     from searchain.tools.retrieval.segments import parse_size
 
     if verify is not None:
-        if corpus is not None or demo:
+        if paths or demo:
             raise ValueError("--verify DIR checks an index; give no corpus with it")
         out.print(BM25Index.verify(verify))
         return
     check_backend(backend)
-    if (corpus is None) == (not demo):
-        raise ValueError("give a CORPUS file or --demo (not both)")
+    if bool(paths) == demo:
+        raise ValueError("give a corpus file, documents, or --demo (one of them)")
     budget = parse_size(memory) if memory else None
-    passages = read_corpus(demo_corpus() if demo else corpus, corpus_format)  # type: ignore[arg-type]
+    document_options = {
+        "--include": bool(include),
+        "--exclude": bool(exclude),
+        "--passage-words": passage_words != WORDS,
+        "--overlap": overlap != 0,
+        "--max-file-size": max_file_size != MAX_FILE_SIZE,
+    }
+    if paths and is_documents(paths):
+        if corpus_format != "auto":
+            raise ValueError("--format names a corpus file's format: documents need none")
+        passages: Corpus | Documents = Documents(
+            paths,
+            include=include or (),
+            exclude=exclude or (),
+            words=passage_words,
+            overlap=overlap,
+            max_bytes=parse_size(max_file_size),
+        )
+    else:
+        passages = _corpus(paths, demo, corpus_format, document_options)
     started = time.perf_counter()
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[passages]:,} passages, {task.fields[rate]:,.0f}/s"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=err, transient=True) as bar:
-        # The bar follows the bytes of the file read (compressed, if it is): no first pass.
-        task = bar.add_task("indexing", total=passages.size, passages=0, rate=0.0)
-
-        def progress(done: int) -> None:
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            bar.update(task, completed=passages.position(), passages=done, rate=rate)
-
-        def stage(line: str) -> None:
-            err.print(line)
-            bar.update(task, completed=passages.size, description=line.split(":")[0])
-
+    with _progress_bar(passages, started) as (progress, stage):
         if backend == "embedded":
             built = BM25Index.build(
                 passages,
@@ -132,6 +164,7 @@ def index(
                 workers=workers or None,
                 progress=progress,
                 stage=stage,
+                documents_root=passages.root if isinstance(passages, Documents) else None,
             )
             count, where = len(built), str(index)
         else:
@@ -150,7 +183,89 @@ def index(
             )
             where = f"Elasticsearch index {es_index} at {retriever.url}"
     seconds = time.perf_counter() - started
-    err.print(
-        f"indexed {counted(count, 'passage')} ({passages.format}) into {where} in {seconds:.1f} s "
-        f"({count / max(seconds, 1e-9):,.0f} passages/s)"
+    rate = f"{count / max(seconds, 1e-9):,.0f} passages/s"
+    if not isinstance(passages, Documents):
+        err.print(
+            f"indexed {counted(count, 'passage')} ({passages.format}) into {where} in "
+            f"{seconds:.1f} s ({rate})"
+        )
+        return
+    err.print(passages.summary(f" into {where} in {seconds:.1f} s ({rate})"))
+    if passages.skipped:
+        raise typer.Exit(SKIPPED)
+
+
+def _corpus(
+    paths: list[Path] | None, demo: bool, corpus_format: str, document_options: dict[str, bool]
+) -> Corpus:
+    """The corpus file to index (or the demo's), refusing what only documents take."""
+    from searchain.documents.formats import ACCEPTED
+    from searchain.tools.retrieval.corpus import CorpusError, corpus_name, read_corpus
+
+    if paths and len(paths) > 1:
+        raise ValueError(
+            "give one corpus file, or documents (PDF, HTML, Markdown, DOCX, text files and folders)"
+        )
+    wrong = [name for name, given in document_options.items() if given]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)}: options for documents, not a corpus file")
+    if demo or not paths:
+        return read_corpus(demo_corpus(), corpus_format)
+    try:
+        return read_corpus(paths[0], corpus_format)
+    except CorpusError:
+        if corpus_format != "auto" or corpus_name(paths[0].name):
+            raise
+        raise CorpusError(
+            f"{paths[0]} is neither a corpus file (JSON lines, BEIR, DPR's TSV: .jsonl, .json, "
+            f".tsv, compressed or not) nor a document: {ACCEPTED}"
+        ) from None
+
+
+@contextlib.contextmanager
+def _progress_bar(
+    passages: Corpus | Documents, started: float
+) -> Iterator[tuple[Callable[[int], None], Callable[[str], None]]]:
+    """A bar over the bytes read, and the build's ``progress`` and ``stage`` callbacks.
+
+    The bytes are the files' (compressed, if they are): no first pass. A documents build whose
+    every file was skipped ends here in one line that names them all.
+    """
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
     )
+
+    from searchain.tools.retrieval.corpus import CorpusError
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[passages]:,} passages, {task.fields[rate]:,.0f}/s"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("indexing", total=passages.size, passages=0, rate=0.0)
+
+        def progress(done: int) -> None:
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            bar.update(task, completed=passages.position(), passages=done, rate=rate)
+
+        def stage(line: str) -> None:
+            err.print(line)
+            bar.update(task, completed=passages.size, description=line.split(":")[0])
+
+        try:
+            yield progress, stage
+        except CorpusError:
+            if not isinstance(passages, Documents):
+                raise
+            found = "; ".join(passages.problems()) or "no documents found"
+            raise CorpusError(f"nothing to index: {found}") from None

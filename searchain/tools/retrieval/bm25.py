@@ -40,7 +40,7 @@ from searchain.tools.retrieval.index_files import (
 from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, ParsedVocabulary
-from searchain.types import Passage
+from searchain.types import Passage, Source
 
 if TYPE_CHECKING:
     from searchain.tools.retrieval.topk import TopK
@@ -148,11 +148,24 @@ class BM25Index:
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
+    @property
+    def documents_root(self) -> Path | None:
+        """The folder its documents were indexed from (sources are relative to it), or None."""
+        root = self.manifest.get("documents")
+        return Path(root) if isinstance(root, str) else None
+
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """The ``i``-th passage of the corpus (read from disk, not kept in memory)."""
         start, end = int(self._offsets[i]), int(self._offsets[i + 1])
         record = json.loads(os.pread(self._fd, end - start, start))
-        return Passage(record["id"], record["title"], record["text"], score)
+        source = record.get("source")
+        return Passage(
+            record["id"],
+            record["title"],
+            record["text"],
+            score,
+            Source.of(source) if source else None,
+        )
 
     def search(self, query: str, k: int = 1) -> list[Passage]:
         """Up to ``k`` passages that share at least one term with ``query``, best first."""
@@ -296,7 +309,7 @@ class BM25Index:
         for i in range(len(index)):
             try:
                 index.passage(i)
-            except (ValueError, KeyError) as exc:
+            except (ValueError, KeyError, TypeError) as exc:
                 raise damaged(path, f"passage {i + 1}: {exc}") from None
         passages = counted(len(index), "passage")
         return f"{path}: {passages}, {len(files)} files, every checksum matches"
@@ -315,6 +328,7 @@ class BM25Index:
         workers: int | None = None,
         progress: Callable[[int], None] | None = None,
         stage: Callable[[str], None] | None = None,
+        documents_root: Path | None = None,
     ) -> BM25Index:
         """Index ``passages`` (title and text) into ``path`` and return the loaded index.
 
@@ -326,7 +340,8 @@ class BM25Index:
         written to a temporary directory beside ``path`` and moved into place only once
         complete; an existing index is replaced only with ``overwrite``. ``progress`` is called
         with the number of passages read so far; ``stage`` with a line when the build moves on
-        to its next stage.
+        to its next stage. ``documents_root`` is the folder a documents index's sources are
+        relative to (see :mod:`searchain.documents`), kept so a citation can link to its file.
         """
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
@@ -384,6 +399,8 @@ class BM25Index:
                     "tokenizer": tokenizer,
                     "stemmer": Tokenizer(tokenizer).version,
                 }
+                if documents_root is not None:
+                    manifest["documents"] = str(Path(documents_root).absolute())
                 if stage:
                     stage("checksumming the index files")
                 manifest["files"] = file_table(tmp, MANIFEST)

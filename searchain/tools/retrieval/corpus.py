@@ -43,6 +43,18 @@ class CorpusError(ValueError):
     """A corpus line that cannot be indexed; the message names the file and line."""
 
 
+CORPUS_SUFFIXES = (".jsonl", ".json", ".ndjson", ".tsv")
+"""Endings a corpus file's name has (before a compression's ``.gz``, ``.bz2``, ``.zst``)."""
+
+
+def corpus_name(name: str) -> bool:
+    """Whether a file name reads as a corpus's (``psgs_w100.tsv.gz``, ``corpus.jsonl``)."""
+    stem = name.lower()
+    for compressed in (".gz", ".bz2", ".zst", ".zstd"):
+        stem = stem.removesuffix(compressed)
+    return stem.endswith(CORPUS_SUFFIXES)
+
+
 def compression_of(path: Path) -> str:
     """``gzip``, ``bz2``, ``zstd`` or ``none``, from the file's first bytes (not its name)."""
     with path.open("rb") as raw:

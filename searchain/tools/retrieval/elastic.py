@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from searchain.redact import redact_url
@@ -39,10 +40,12 @@ from searchain.tools.retrieval.elastic_client import (
     transient,
 )
 from searchain.tools.retrieval.fields import lookup
-from searchain.types import Passage
+from searchain.types import Passage, Source
 
 BUILT_BY = "searchain"
 """``_meta.built_by`` of the indexes searchain creates."""
+SOURCE_FIELD = "source"
+"""Where a documents index keeps each passage's file, page and section (stored, not searched)."""
 ANALYZERS = ("standard", "english")
 T = TypeVar("T")
 
@@ -121,6 +124,7 @@ class ElasticRetriever:
         fields = self.search_fields()
         s = self.settings
         wanted = [f for f in (s.title_field, s.text_field, s.id_field) if f and f != "_id"]
+        wanted.append(SOURCE_FIELD)  # a documents index's sources (absent elsewhere: no cost)
         bodies = [
             {
                 "query": {"multi_match": {"query": q, "fields": fields, "type": "most_fields"}},
@@ -162,11 +166,13 @@ class ElasticRetriever:
         s, source = self.settings, hit.get("_source") or {}
         passage_id = hit["_id"] if s.id_field == "_id" else lookup(source, s.id_field)
         title = lookup(source, s.title_field) if s.title_field else ""
+        origin = source.get(SOURCE_FIELD)
         return Passage(
             str(passage_id or hit["_id"]),
             str(title or ""),
             str(lookup(source, s.text_field) or ""),
             float(hit["_score"] or 0.0),
+            Source.of(origin) if isinstance(origin, dict) else None,
         )
 
     def search_fields(self) -> list[str]:
@@ -304,6 +310,7 @@ class ElasticRetriever:
                 "title": {**field, "copy_to": "content"},
                 "text": {**field, "copy_to": "content"},
                 "content": field,
+                SOURCE_FIELD: {"type": "object", "enabled": False},  # stored, never searched
             },
         }
         settings = {
@@ -333,7 +340,10 @@ class ElasticRetriever:
     @staticmethod
     def _actions(index: str, passages: Iterable[Passage]) -> Iterator[dict[str, Any]]:
         for p in passages:
-            yield {"_index": index, "_id": p.id, "_source": {"title": p.title, "text": p.text}}
+            body: dict[str, Any] = {"title": p.title, "text": p.text}
+            if p.source is not None:
+                body[SOURCE_FIELD] = asdict(p.source)
+            yield {"_index": index, "_id": p.id, "_source": body}
 
 
 def _mapped_fields(properties: dict[str, Any], prefix: str = "") -> list[str]:

@@ -16,7 +16,8 @@ offset), some 300 MB a worker at Wikipedia's 21M passages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
 import numpy as np
@@ -28,9 +29,11 @@ from searchain.tools.retrieval.wordscan import (
     character_classes,
     word_spans,
 )
+from searchain.types import Source
 
-Record = tuple[str, str, str]
-"""A passage as a worker receives it: ``(id, title, text)``."""
+Record = tuple[str, str, str, str]
+"""A passage as a worker receives it: ``(id, title, text, source)``, the source as its JSON
+object (``""`` for a passage without one: a benchmark corpus's)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,14 @@ calls): the passage store's lines are formatted around it, four times faster tha
 dict a passage, byte for byte the same (the tests compare them)."""
 
 
+_SOURCE = '"source": '
+
+
+def source_json(source: Source | None) -> str:
+    """A passage's source as its stored JSON object, ``""`` for none (see :data:`Record`)."""
+    return json.dumps(asdict(source), ensure_ascii=False) if source is not None else ""
+
+
 class Encoder:
     """Encodes one worker's batches, in the order it receives them."""
 
@@ -72,7 +83,7 @@ class Encoder:
 
     def encode(self, records: list[Record]) -> EncodedBatch:
         """Encode ``records``: their lines, and their terms as :class:`Tokenizer` cuts them."""
-        texts = [f"{title} {text}".lower() for _, title, text in records]
+        texts = [f"{title} {text}".lower() for _, title, text, _ in records]
         joined = SEPARATOR.join(texts)
         code_points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
         starts, stops = word_spans(code_points, character_classes(), self.kind == "standard")
@@ -89,8 +100,9 @@ class Encoder:
             kept = tokens >= 0
             tokens, passage_of = tokens[kept], passage_of[kept]
         encoded = [
-            f'{{"id": {_quote(i)}, "title": {_quote(title)}, "text": {_quote(text)}}}\n'.encode()
-            for i, title, text in records
+            f'{{"id": {_quote(i)}, "title": {_quote(title)}, "text": {_quote(text)}'
+            f"{f', {_SOURCE}{source}' if source else ''}}}\n".encode()
+            for i, title, text, source in records
         ]
         return EncodedBatch(
             b"".join(encoded),

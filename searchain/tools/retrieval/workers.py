@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import searchain
-from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record
+from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record, source_json
 from searchain.types import Passage
 
 BATCH = 1000
@@ -66,7 +66,7 @@ def read_frame(stream: BinaryIO) -> object | None:
 def _records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
     batch: list[Record] = []
     for passage in passages:
-        batch.append((passage.id, passage.title, passage.text))
+        batch.append((passage.id, passage.title, passage.text, source_json(passage.source)))
         if len(batch) == size:
             yield batch
             batch = []

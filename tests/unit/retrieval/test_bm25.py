@@ -222,7 +222,7 @@ def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
     builder._postings_per_range = 9
     encoder, terms = Encoder("stem"), TermMap()
     for i, text in enumerate(texts):
-        batch = encoder.encode([(str(i), "", text)])
+        batch = encoder.encode([(str(i), "", text, "")])
         builder.add(terms.resolve(batch, builder.vocab), batch.lengths)
     builder.write(tmp_path / "bm25", k1=1.2, b=0.75)
     assert builder.segments > 3

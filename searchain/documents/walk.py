@@ -1,0 +1,144 @@
+"""The files under the paths given to ``searchain index``: folders walked, links followed once.
+
+Folders are walked in name order, through symbolic links, each real folder once (a link back up
+the tree is a loop: skipped, with that reason). Names starting with a dot (``.git``) are left
+out. ``include`` and ``exclude`` are shell globs matched against a file's path relative to the
+root and against its name alone (``*.md``, ``drafts/*``). A file whose name ends in no document
+type is counted by its ending, not read.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from searchain.documents.formats import ACCEPTED, format_of
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file (or folder) that gave no passages, and why."""
+
+    path: str
+    """Relative to the root, ``/`` between folders."""
+    reason: str
+    """Why, in a few words (``encrypted: it needs a password to open``)."""
+
+
+@dataclass
+class Found:
+    """What a walk found."""
+
+    root: Path
+    """The folder every path is relative to: the one folder given, else the given paths'
+    deepest common folder."""
+    files: list[tuple[str, Path, str]] = field(default_factory=list)
+    """``(relative path, path, format)`` of each document, in walk order."""
+    skipped: list[Skipped] = field(default_factory=list)
+    """Entries that could not be walked or opened (loops, broken links, unreadable folders)."""
+    ignored: Counter[str] = field(default_factory=Counter)
+    """Files of other types, by their ending (``.png``; ``(none)`` for a name without one)."""
+
+
+def root_of(paths: Sequence[Path]) -> Path:
+    """The folder the paths' sources are relative to."""
+    folders = [p if p.is_dir() else p.parent for p in (Path(os.path.abspath(p)) for p in paths)]
+    return Path(os.path.commonpath(folders))
+
+
+def _wanted(rel: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+
+    def matches(patterns: Sequence[str]) -> bool:
+        return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+    return (not include or matches(include)) and not matches(exclude)
+
+
+def _link_problem(path: Path) -> str | None:
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop"
+        if path.is_symlink():
+            return "broken symbolic link"
+        return f"cannot be opened ({exc.strerror})"
+    return None
+
+
+def walk(paths: Sequence[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Found:
+    """The documents under ``paths`` (see the module); a named path must exist and be one."""
+    if not paths:
+        raise ValueError("give at least one file or folder to index")
+    for path in paths:
+        if not path.exists():
+            problem = _link_problem(path) if path.is_symlink() else "does not exist"
+            raise FileNotFoundError(f"{path}: {problem}")
+        if not path.is_dir() and format_of(path.name) is None:
+            raise ValueError(f"{path} is not a document searchain reads: give {ACCEPTED}")
+    found = Found(root_of(paths))
+    seen: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            _walk_folder(Path(os.path.abspath(path)), found, seen, include, exclude)
+        else:
+            _add(Path(os.path.abspath(path)), found, include, exclude, named=True)
+    return found
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path != root else path.name
+
+
+def _walk_folder(
+    top: Path, found: Found, seen: set[Path], include: Sequence[str], exclude: Sequence[str]
+) -> None:
+    def unreadable(error: OSError) -> None:
+        name = Path(error.filename or top)
+        found.skipped.append(
+            Skipped(_relative(name, found.root), f"unreadable folder ({error.strerror})")
+        )
+
+    for folder, dirs, files in os.walk(top, onerror=unreadable, followlinks=True):
+        here = Path(folder)
+        real = here.resolve()
+        if real in seen:
+            found.skipped.append(Skipped(_relative(here, found.root), "symbolic link loop"))
+            dirs.clear()
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for d in list(dirs):
+            problem = _link_problem(here / d)
+            if problem:
+                found.skipped.append(Skipped(_relative(here / d, found.root), problem))
+                dirs.remove(d)
+        for name in sorted(files):
+            if not name.startswith("."):
+                _add(here / name, found, include, exclude, named=False)
+
+
+def _add(
+    path: Path, found: Found, include: Sequence[str], exclude: Sequence[str], *, named: bool
+) -> None:
+    rel = _relative(path, found.root)
+    if not named and not _wanted(rel, include, exclude):
+        return
+    fmt = format_of(path.name)
+    if fmt is None:
+        dot = path.name.rfind(".")
+        found.ignored[path.name[dot:].lower() if dot > 0 else "(none)"] += 1
+        return
+    problem = _link_problem(path)
+    if problem:
+        found.skipped.append(Skipped(rel, problem))
+    elif not path.is_file():
+        found.skipped.append(Skipped(rel, "not a regular file"))
+    else:
+        found.files.append((rel, path, fmt))

@@ -35,7 +35,7 @@ $(DEMO_STAMP): pyproject.toml
 $(STAMP): $(DEMO_STAMP)
 	@echo "Installing the test and optional dependencies (PyTorch among them): a few minutes the"
 	@echo "first time, with no output."
-	$(PIP) install -q -e '.[dev,dev-llm,local,models,onnx,semantic,openai,elasticsearch,postgres,studio,eval]'
+	$(PIP) install -q -e '.[dev,dev-llm,local,models,onnx,semantic,openai,elasticsearch,postgres,studio,eval,documents]'
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)

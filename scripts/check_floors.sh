@@ -11,14 +11,14 @@ cd "$(dirname "$0")/.."
 
 UV="${UV:-.venv/bin/uv}"
 FLOOR="${FLOOR_VENV:-/tmp/searchain-floor-venv}"
-EXTRAS="dev,eval,postgres,elasticsearch,openai,studio"
+EXTRAS="dev,eval,postgres,elasticsearch,openai,studio,documents"
 ABSENT="models,onnx,local,semantic,dev-llm"
 
 rm -rf "$FLOOR"
 "$UV" venv -q -p python3.11 "$FLOOR"
 "$UV" pip install -q -p "$FLOOR/bin/python" --resolution lowest-direct -e ".[$EXTRAS]"
 echo "floors installed:" >&2
-"$UV" pip list -p "$FLOOR/bin/python" 2>/dev/null | grep -iE "^(langgraph|langchain|bm25s|numpy|scipy|typer|rich|rouge|pystemmer|matplotlib|psycopg|elasticsearch) " >&2
+"$UV" pip list -p "$FLOOR/bin/python" 2>/dev/null | grep -iE "^(langgraph|langchain|bm25s|numpy|scipy|typer|rich|rouge|pystemmer|matplotlib|psycopg|elasticsearch|pypdfium2|lxml|python-docx|pypdf) " >&2
 SEARCHAIN_ABSENT_EXTRAS="$ABSENT" VIRTUAL_ENV="$FLOOR" PATH="$FLOOR/bin:$PATH" \
   "$FLOOR/bin/python" -m pytest -q -rs -p no:cacheprovider \
   tests/unit tests/integration/test_postgres.py tests/integration/test_studio.py \

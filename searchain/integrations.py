@@ -15,7 +15,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from searchain.provenance import provenance_notes, unstated_notes
+from searchain.provenance import cited_at, provenance_notes, unstated_notes
 from searchain.text import clean_text
 
 TOOL_DESCRIPTION = (
@@ -34,7 +34,10 @@ def format_answer(result: dict[str, Any]) -> str:
     lines = [f"Answer: {result.get('answer', '')}", "", content, *notes, *provenance_notes(result)]
     if result.get("references"):
         lines += ["", "References:"]
-        lines += [f"[{ref.n}] {ref.title}: {ref.text}" for ref in result["references"]]
+        lines += [
+            f"[{ref.n}] {ref.title}{cited_at(ref.source)}: {ref.text}"
+            for ref in result["references"]
+        ]
     return "\n".join(lines).strip()
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from searchain.state import Reference, TreeNode
-from searchain.types import Passage
+from searchain.types import Passage, Source
+
+T = TypeVar("T")
 
 
 def result_to_json(result: dict[str, Any]) -> dict[str, Any]:
@@ -57,6 +59,14 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k in names}
 
 
+def _with_source(cls: type[T], data: dict[str, Any]) -> T:
+    """A passage or reference from JSON, its ``source`` (if any) a :class:`Source` again."""
+    known = _known(cls, data)
+    if isinstance(known.get("source"), dict):
+        known["source"] = Source.of(known["source"])
+    return cls(**known)
+
+
 def result_from_json(values: dict[str, Any]) -> dict[str, Any]:
     """A result a server sent as JSON, its nodes and references back in their Python types.
 
@@ -67,12 +77,10 @@ def result_from_json(values: dict[str, Any]) -> dict[str, Any]:
         TreeNode(
             **{
                 **_known(TreeNode, node),
-                "passage": Passage(**_known(Passage, node["passage"]))
-                if node.get("passage")
-                else None,
+                "passage": _with_source(Passage, node["passage"]) if node.get("passage") else None,
             }
         )
         for node in values.get("nodes", [])
     ]
-    references = [Reference(**_known(Reference, ref)) for ref in values.get("references", [])]
+    references = [_with_source(Reference, ref) for ref in values.get("references", [])]
     return {**values, "nodes": nodes, "references": references}

@@ -1,4 +1,4 @@
-"""What a reader of an answer is told about it: unstated citations, and what searchain wrote.
+"""What a reader is told of an answer: unstated citations, what searchain wrote, which file.
 
 Every surface that shows an answer (the CLI, the page, the chat reply, the LangChain tool's
 text, MCP) says the same thing in the same words, from here.
@@ -9,8 +9,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from searchain.types import Source
+
 UNSTATED = "†"
 """The mark after a citation whose passage does not state the step citing it."""
+
+
+def cited_at(source: Source | None) -> str:
+    """`` (report.pdf, p. 12)`` after a passage's title; nothing for a benchmark corpus's."""
+    return f" ({source.cite()})" if source is not None else ""
 
 
 def unstated_notes(result: dict[str, Any]) -> tuple[str, list[str]]:

@@ -18,7 +18,7 @@ from langgraph.channels.ephemeral_value import EphemeralValue
 
 from searchain.channels import GivenValue, added_messages, continued, delta, replaced
 from searchain.support import Support
-from searchain.types import Passage, Verifier
+from searchain.types import Passage, Source, Verifier
 
 KnowledgeSource = Literal["llm", "corrected", "completed", "edited"]
 """Where an accepted node's answer came from: the LLM itself, IR correcting it, IR completing it,
@@ -135,6 +135,9 @@ class Reference:
     only in results checkpointed before verdicts existed."""
     inserted: bool = False
     """Searchain wrote this citation (a composed final content), not the model."""
+    source: Source | None = None
+    """The file, page and section the passage was cut from (a documents index); None for a
+    benchmark corpus's passage."""
 
 
 @dataclass
@@ -323,7 +326,7 @@ def checkpoint_serializer() -> Any:
     """
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    kinds = (TreeNode, Branch, Reference, Turn, Edit, Passage)
+    kinds = (TreeNode, Branch, Reference, Turn, Edit, Passage, Source)
     types = [(cls.__module__, cls.__name__) for cls in kinds]
     return JsonPlusSerializer(allowed_msgpack_modules=types)
 

@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from searchain.cli.common import err, out, print_layout
-from searchain.conversation import pending_correction
+from searchain.decisions import pending_correction
 from searchain.provenance import UNSTATED, provenance_notes, unstated_notes
 from searchain.text import counted
 
@@ -46,7 +46,7 @@ def show_progress(event: dict[str, Any]) -> None:
             f"  chain of {counted(event['nodes'], 'query', 'queries')} ({event['new']} new{cut})"
         )
     elif kind == "node_retrieved":
-        found = event["passage"] or "nothing found"
+        found = event.get("where") or event["passage"] or "nothing found"
         conf = event.get("confidence")
         reading = (
             f" → reader {event.get('reader_answer')!r} ({conf:.2f})" if conf is not None else ""
@@ -83,8 +83,9 @@ def show_result(result: dict[str, Any]) -> None:
     for ref in result.get("references", []):
         mark = UNSTATED if ref.support == "unstated" else ""
         verdict = VERDICTS.get(ref.support, "")
+        where = ref.source.cite() if ref.source is not None else ref.id
         out.print(
-            f"[bold]\\[{ref.n}]{mark}[/bold] {escape(ref.title)} [dim]({escape(ref.id)})[/dim]"
+            f"[bold]\\[{ref.n}]{mark}[/bold] {escape(ref.title)} [dim]({escape(where)})[/dim]"
             f"{verdict}"
         )
         out.print(f"    {escape(ref.text)}")

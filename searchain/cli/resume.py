@@ -8,7 +8,7 @@ import typer
 
 from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, page_target
 from searchain.cli.session import open_thread, preload, run, unfinished
-from searchain.conversation import pending_correction
+from searchain.decisions import pending_correction
 
 
 def resume(

@@ -70,6 +70,15 @@ def open_thread(db: str, thread: str) -> tuple[Any, Any, Any, dict[str, Any]]:
     return store, graph, context, {"configurable": {"thread_id": thread}}
 
 
+def documents_of(context: Any) -> Path | None:
+    """The folder of the embedded documents index a run searches (its page links there)."""
+    if context.retriever != "bm25":
+        return None
+    from searchain.tools.retrieval.index_files import documents_folder
+
+    return documents_folder(context.index)
+
+
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
     from searchain.context import context_retriever, context_verifier
@@ -160,7 +169,7 @@ def run(
     if html is not None:
         from searchain.page import write_page
 
-        write_page(html, [result_to_json(result)])
+        write_page(html, [result_to_json(result)], documents=documents_of(context))
         err.print(f"wrote {escape(str(html))}")
     if as_json:
         sys.stdout.write(

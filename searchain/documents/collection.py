@@ -30,7 +30,7 @@ class Documents:
 
     def __init__(
         self,
-        paths: Sequence[Path],
+        paths: Sequence[str | Path],
         *,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),

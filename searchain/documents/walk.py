@@ -72,8 +72,11 @@ def _link_problem(path: Path) -> str | None:
     return None
 
 
-def walk(paths: Sequence[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Found:
+def walk(
+    paths: Sequence[str | Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> Found:
     """The documents under ``paths`` (see the module); a named path must exist and be one."""
+    paths = [Path(p) for p in paths]
     if not paths:
         raise ValueError("give at least one file or folder to index")
     for path in paths:

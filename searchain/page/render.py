@@ -22,6 +22,7 @@ from typing import Any
 from searchain.files import starts_with, write_atomic
 from searchain.provenance import provenance_notes
 from searchain.text import counted
+from searchain.types import Source
 
 SOURCE_LABELS = {
     "llm": "LLM",
@@ -39,17 +40,25 @@ def _asset(name: str) -> str:
 
 
 def render_page(
-    results: Sequence[dict[str, Any]], *, title: str = "", banner: Sequence[str] = ()
+    results: Sequence[dict[str, Any]],
+    *,
+    title: str = "",
+    banner: Sequence[str] = (),
+    documents: Path | None = None,
 ) -> str:
     """The HTML page of ``results`` (JSON-form results, one per question, in order).
 
     ``banner`` lines head the page (an evaluation's run, gold answer and scores, and whether a
-    simulated model took part), so a page read on its own still says what it is.
+    simulated model took part), so a page read on its own still says what it is. ``documents``
+    is the folder a documents index was built from: a reference to one of its files links to
+    the file, at its page or section (``file:///…/report.pdf#page=12``).
     """
     if not results:
         raise ValueError("no question to show: the page needs at least one answered question")
     title = title or f"searchain: {results[0].get('question', '')}"
     several = len(results) > 1
+    if documents is not None:
+        results = [_linked(result, documents) for result in results]
     body = "\n".join(_question(i, r, several) for i, r in enumerate(results, 1))
     lines = "".join(f"<p>{_e(line)}</p>\n" for line in banner)
     top = f'<section class="banner" aria-label="evaluation">\n{lines}</section>\n' if lines else ""
@@ -77,10 +86,15 @@ def is_page(path: Path) -> bool:
 
 
 def write_page(
-    path: Path, results: Sequence[dict[str, Any]], *, title: str = "", banner: Sequence[str] = ()
+    path: Path,
+    results: Sequence[dict[str, Any]],
+    *,
+    title: str = "",
+    banner: Sequence[str] = (),
+    documents: Path | None = None,
 ) -> Path:
     """Write the page to ``path`` whole or not at all (a temporary file renamed into place)."""
-    return write_atomic(path, render_page(results, title=title, banner=banner))
+    return write_atomic(path, render_page(results, title=title, banner=banner, documents=documents))
 
 
 def _e(text: Any) -> str:
@@ -134,13 +148,40 @@ def _cite(q: str, n: int, unstated: set[int]) -> str:
     return f'<a class="cite" href="#{q}-ref-{n}" aria-label="{label}">[{n}]{mark}</a>'
 
 
+def _linked(result: dict[str, Any], documents: Path) -> dict[str, Any]:
+    """``result`` with each source (of a reference, of a step's passage) given its ``href``."""
+
+    def link(item: dict[str, Any]) -> dict[str, Any]:
+        stored = item.get("source")
+        if not isinstance(stored, dict):
+            return item
+        source = Source.of(stored)
+        href = (documents / source.path).absolute().as_uri() + source.fragment()
+        return {**item, "source": {**stored, "href": href}}
+
+    nodes = [
+        {**node, "passage": link(node["passage"])} if node.get("passage") else node
+        for node in result.get("nodes", [])
+    ]
+    return {**result, "references": [link(r) for r in result.get("references", [])], "nodes": nodes}
+
+
+def _where(item: dict[str, Any]) -> str:
+    """A reference's or passage's file and page (a link where its folder is known), else its id."""
+    stored = item.get("source")
+    if not isinstance(stored, dict):
+        return _e(item["id"])
+    cite = _e(Source.of(stored).cite())
+    return f'<a href="{_e(stored["href"])}">{cite}</a>' if stored.get("href") else cite
+
+
 def _references(q: str, references: list[dict[str, Any]]) -> str:
     items = []
     for ref in references:
         verdict = _verdict(ref.get("support"))
         items.append(
             f'<li id="{q}-ref-{ref["n"]}" value="{ref["n"]}"><strong>{_e(ref["title"])}</strong> '
-            f'<span class="meta">({_e(ref["id"])})</span> {verdict} '
+            f'<span class="meta">({_where(ref)})</span> {verdict} '
             f'<a href="#{q}-node-{ref["node"]}">step {ref["n"]} in the tree</a>'
             f"<blockquote>{_e(ref['text'])}</blockquote></li>"
         )
@@ -232,7 +273,7 @@ def _node(
     if passage:
         body += (
             f'<dt>Passage</dt><dd class="passage"><strong>{_e(passage["title"])}</strong> '
-            f'<span class="meta">({_e(passage["id"])})</span>'
+            f'<span class="meta">({_where(passage)})</span>'
             f"<blockquote>{_e(passage['text'])}</blockquote></dd>"
         )
     css = f"node-{source or 'none'}" + (" branch-start" if starts else "")

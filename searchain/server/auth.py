@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from langgraph_sdk import Auth
 
 from searchain.cache import load_once
-from searchain.conversation import read_decision
+from searchain.decisions import read_decision
 from searchain.server.fair_share import admit
 from searchain.server.keys import KEYS_FILE_ENV, KeyRing
 from searchain.server.settings import parse_request

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from typing import Any
 
 import httpx
@@ -128,6 +129,7 @@ def as_result(values: Any) -> CallToolResult:
                 "id": r.id,
                 "support": r.support,
                 "inserted": r.inserted,
+                "source": asdict(r.source) if r.source is not None else None,
             }
             for r in result["references"]
         ],

@@ -405,3 +405,21 @@ def test_batch_search_is_one_msearch_with_the_same_results(pooled, monkeypatch):
     assert batch == one_by_one and batch[0] and batch[2] == []
     sent.clear()
     assert es.search_batch([], k=1) == [] and sent == []
+
+
+def test_documents_keep_their_sources_in_elasticsearch(es_url, tmp_path):
+    from tests.documents import write_folder
+
+    folder = write_folder(tmp_path / "archive")
+    done = subprocess.run(
+        [sys.executable, "-m", "searchain", "index", str(folder), "--backend", "elasticsearch",
+         "--es-url", es_url, "--es-index", "documents-test", "--overwrite"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr  # the scanned page, named
+    assert "indexed 5 files, 9 passages into Elasticsearch index documents-test" in done.stderr
+    (found,) = retriever(es_url, "documents-test").search("Lorenzo Monaco influenced", 1)
+    assert found.id == "painters.pdf#2" and found.source is not None
+    assert found.source.cite() == "painters.pdf, p. 3"
+    (guide,) = retriever(es_url, "documents-test").search("start scripts server.sh", 1)
+    assert guide.source is not None and guide.source.anchor == "start-it"

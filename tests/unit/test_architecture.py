@@ -1,5 +1,5 @@
-"""Imports flow one way, with no cycle: leaves → prompts → tools → context and state → nodes →
-graph → applications (methods, eval, integrations, threads, output) → cli.
+"""Imports flow one way, with no cycle: leaves → documents → prompts → tools → context and state →
+nodes → graph → applications (methods, eval, integrations, threads, output) → cli.
 
 Every ``import`` counts, at module level or inside a function (a lazy import is still a
 dependency), and so does one under ``TYPE_CHECKING``. A new cycle or an upward import fails here
@@ -27,16 +27,23 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.redact",
             "searchain.events",
             "searchain.files",
-            "searchain.provenance",
         ),
     ),
+    ("what a reader is told of an answer", ("searchain.provenance",)),
+    ("a person's documents as passages", ("searchain.documents",)),
     ("words compared for meaning", ("searchain.tokens",)),
     ("verdicts on the leaves' text", ("searchain.support",)),
     ("prompts", ("searchain.prompts",)),
     ("tools", ("searchain.tools",)),
     (
         "context and state",
-        ("searchain.context", "searchain.channels", "searchain.state", "searchain.conversation"),
+        (
+            "searchain.context",
+            "searchain.channels",
+            "searchain.state",
+            "searchain.conversation",
+            "searchain.decisions",
+        ),
     ),
     ("nodes", ("searchain.nodes",)),
     ("graph", ("searchain.graph",)),

@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from searchain.context import Context
-from searchain.conversation import read_decision
+from searchain.decisions import read_decision
 from searchain.graph.ircot import build_graph as build_ircot
 from searchain.graph.searchain import build_graph
 from searchain.nodes.chat.receive import receive

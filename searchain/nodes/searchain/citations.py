@@ -48,6 +48,7 @@ def resolve_citations(
                     node.passage.title,
                     node.passage.text,
                     node.support,
+                    source=node.passage.source,
                 ),
             )
         return "".join(f" [{n}]" for n in keep)

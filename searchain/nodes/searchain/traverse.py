@@ -56,6 +56,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         node=node.id,
         query=node.query,
         passage=node.passage.id if node.passage else None,
+        where=node.passage.source.cite() if node.passage and node.passage.source else None,
         reader_answer=node.reader_answer,
         confidence=node.confidence,
     )

@@ -9,15 +9,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from searchain.context import Context, context_of, context_verifier
-from searchain.conversation import (
-    VERDICTS,
-    Decision,
-    correction_request,
-    progress,
-    prompt_turn,
-    read_decision,
-    refused_request,
-)
+from searchain.conversation import VERDICTS, progress, prompt_turn
+from searchain.decisions import Decision, correction_request, read_decision, refused_request
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept, verdict

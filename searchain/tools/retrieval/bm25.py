@@ -27,10 +27,12 @@ from searchain.text import counted
 from searchain.tools.retrieval import exhaustive, npy
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
+    MANIFEST,
     IndexFilesError,
     build_lock,
     building,
     check_files,
+    check_space,
     file_table,
     new_version,
     publish,
@@ -45,7 +47,6 @@ from searchain.types import Passage, Source
 if TYPE_CHECKING:
     from searchain.tools.retrieval.topk import TopK
 
-MANIFEST = "searchain-index.json"
 FORMAT = 1
 COLD_POSTINGS = 1 << 24
 """Postings a query may hold to be answered in NumPy while the kernel loads: past about this
@@ -109,23 +110,6 @@ class ScoreMatrix:
         return cls(terms, scores, maxima)
 
 
-DISK_PER_TEXT_BYTE = 2.6
-"""Disk a build needs per byte of corpus text: the passage store (JSON: about 1.05), the score
-matrix (8 bytes a posting: about 0.75) and, until they are merged, the segments (as much again)."""
-
-
-def check_space(path: Path, text_bytes: int) -> None:
-    """Refuse, before hours of work, a build the disk under ``path`` cannot hold."""
-    needed = int(text_bytes * DISK_PER_TEXT_BYTE)
-    folder = next(p for p in [path.absolute(), *path.absolute().parents] if p.exists())
-    free = shutil.disk_usage(folder).free
-    if needed > free:
-        raise OSError(
-            f"the index needs about {needed / 2**30:.1f} GiB of disk at {folder}, which has "
-            f"{free / 2**30:.1f} GiB free: free some space or choose another --index"
-        )
-
-
 class BM25Index:
     """A loaded index: ``search(query, k)`` returns passages, best first (a ``Retriever``)."""
 
@@ -147,12 +131,6 @@ class BM25Index:
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
-
-    @property
-    def documents_root(self) -> Path | None:
-        """The folder its documents were indexed from (sources are relative to it), or None."""
-        root = self.manifest.get("documents")
-        return Path(root) if isinstance(root, str) else None
 
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """The ``i``-th passage of the corpus (read from disk, not kept in memory)."""

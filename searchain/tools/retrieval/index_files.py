@@ -37,6 +37,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+MANIFEST = "searchain-index.json"
+"""An index's manifest: its format, parameters, passage count and files' checksums."""
 SMALL_FILE = 1 << 20
 """Files up to this size are checksummed every time an index is opened."""
 OWN_SIBLING = re.compile(r"(?P<stamp>\d+)(?P<kind>\.tmp|\.link)?|legacy")
@@ -275,3 +277,33 @@ def _sweep(path: Path) -> None:
                 leftover.unlink()
             else:
                 shutil.rmtree(leftover, ignore_errors=True)
+
+
+DISK_PER_TEXT_BYTE = 2.6
+"""Disk a build needs per byte of corpus text: the passage store (JSON: about 1.05), the score
+matrix (8 bytes a posting: about 0.75) and, until they are merged, the segments (as much again)."""
+
+
+def check_space(path: Path, text_bytes: int) -> None:
+    """Refuse, before hours of work, a build the disk under ``path`` cannot hold."""
+    needed = int(text_bytes * DISK_PER_TEXT_BYTE)
+    folder = next(p for p in [path.absolute(), *path.absolute().parents] if p.exists())
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        raise OSError(
+            f"the index needs about {needed / 2**30:.1f} GiB of disk at {folder}, which has "
+            f"{free / 2**30:.1f} GiB free: free some space or choose another --index"
+        )
+
+
+def documents_folder(path: str | Path) -> Path | None:
+    """The folder a documents index at ``path`` was built from; None for a corpus's, or none.
+
+    Its sources' paths are relative to it.
+    """
+    try:
+        manifest = json.loads((Path(path).resolve() / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    root = manifest.get("documents") if isinstance(manifest, dict) else None
+    return Path(root) if isinstance(root, str) else None

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from searchain import demo_corpus
 from searchain.tools.retrieval import workers
 from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.encode import Encoder, TermMap
+from searchain.tools.retrieval.encode import Encoder, TermMap, source_json
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.wordscan import SEPARATOR, WordTable, character_classes, word_spans
 from searchain.tools.retrieval.workers import encoded_batches
-from searchain.types import Passage
+from searchain.types import Passage, Source
 
 ROOT = Path(__file__).resolve().parents[3]
 # The characters the two tokenizers treat specially, beside anything Unicode has: joiners,
@@ -27,22 +27,24 @@ ROOT = Path(__file__).resolve().parents[3]
 # depends on context (final sigma), title case, numerals, the separator batches use; no lone
 # surrogates (the corpus reader replaces them).
 SPECIAL = [*"aZ9_ .,'`’-\t\nΣσİßǅⅫ٣éé\x00", "\u0301"]
+SOURCE = Source('docs/ü "q".pdf', 3, "A › B", "", 10, 42)
+"""A source with characters JSON escapes (stored as ``json.dumps`` writes it)."""
 text = st.text(alphabet=st.sampled_from(SPECIAL) | st.characters(codec="utf-8"), max_size=40)
 
 
-def expected(records: list[tuple[str, str, str]], kind: str) -> tuple[list, list, list]:
+def expected(records: list[tuple[str, str, str, str]], kind: str) -> tuple[list, list, list]:
     """Terms, token ids and lengths as the tokenizer and one dictionary give them."""
     tokenize = Tokenizer(kind)
     local: dict[str, int] = {}
     tokens, lengths = [], []
-    for _, title, body in records:
+    for _, title, body, _ in records:
         terms = tokenize(f"{title} {body}")
         tokens += [local.setdefault(t, len(local)) for t in terms]
         lengths.append(len(terms))
     return list(local), tokens, lengths
 
 
-def encode_all(batches: list[list[tuple[str, str, str]]], kind: str):
+def encode_all(batches: list[list[tuple[str, str, str, str]]], kind: str):
     """Terms, token ids and lengths of ``batches`` through one encoder and its term map."""
     encoder, terms, vocab = Encoder(kind), TermMap(), {}
     tokens, lengths, encoded = [], [], []
@@ -61,15 +63,24 @@ def encode_all(batches: list[list[tuple[str, str, str]]], kind: str):
 def test_batches_are_tokenised_and_numbered_as_the_tokenizer_and_a_dict_do(kind, remember, batches):
     """Whatever the encoder remembers (nothing, a few terms, all), the ids are one pass's."""
     numbered = [
-        [(f"{b}-{i}", title, body) for i, (title, body) in enumerate(records)]
+        [
+            (f"{b}-{i}", title, body, source_json(SOURCE) if i % 2 else "")
+            for i, (title, body) in enumerate(records)
+        ]
         for b, records in enumerate(batches)
     ]
     got, encoded = encode_all(numbered, kind)
     assert got == expected([r for records in numbered for r in records], kind)
     for records, batch in zip(numbered, encoded, strict=True):
         lines = [
-            (json.dumps({"id": i, "title": t, "text": b}, ensure_ascii=False) + "\n").encode()
-            for i, t, b in records
+            (
+                json.dumps(
+                    {"id": i, "title": t, "text": b} | ({"source": json.loads(src)} if src else {}),
+                    ensure_ascii=False,
+                )
+                + "\n"
+            ).encode()
+            for i, t, b, src in records
         ]
         assert batch.lines == b"".join(lines)
         assert batch.line_lengths.tolist() == [len(line) for line in lines]
@@ -77,7 +88,7 @@ def test_batches_are_tokenised_and_numbered_as_the_tokenizer_and_a_dict_do(kind,
 
 @pytest.mark.parametrize("kind", ["stem", "standard"])
 def test_the_demo_corpus_is_tokenised_as_the_tokenizer_does(kind):
-    records = [(p.id, p.title, p.text) for p in read_corpus(demo_corpus())]
+    records = [(p.id, p.title, p.text, "") for p in read_corpus(demo_corpus())]
     batches = [records[i : i + 100] for i in range(0, len(records), 100)]
     got, encoded = encode_all(batches, kind)
     assert len(got[0]) > 3000

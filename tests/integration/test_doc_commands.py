@@ -138,7 +138,8 @@ def test_every_command_of_the_docs_runs(tmp_path, local_llm_available, shared_da
     """Issue 33: each documented command, filled in, exits 0 and writes what it says it writes."""
     work = tmp_path / "work"
     work.mkdir()
-    (work / "scripts").symlink_to(ROOT / "scripts")
+    for shared in ("scripts", "README.md", "docs"):  # what the commands read from the checkout
+        (work / shared).symlink_to(ROOT / shared)
     (work / ".venv").symlink_to(Path(sys.prefix))
     two_steps = f"{STEP_1}\n[Query 2]: What was Giotto besides a painter?\n[Answer 2]: an architect"
     script = write_script(tmp_path / "script.json", chains=[two_steps])  # docs edit step 1

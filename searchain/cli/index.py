@@ -164,7 +164,6 @@ def index(
                 workers=workers or None,
                 progress=progress,
                 stage=stage,
-                documents_root=passages.root if isinstance(passages, Documents) else None,
             )
             count, where = len(built), str(index)
         else:

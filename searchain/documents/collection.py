@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from searchain.documents.extracted import Unreadable
 from searchain.documents.formats import extract, require
@@ -14,6 +18,23 @@ from searchain.types import Passage
 
 MAX_FILE_BYTES = 256 << 20
 """Default bound on one file's size: a larger one is skipped, not read into memory."""
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """A document an index holds: where, which content, how many passages."""
+
+    path: str
+    """Relative to the root, as in its passages' sources."""
+    sha256: str
+    """Its bytes' SHA-256, hex: an update re-reads the file only when this changes."""
+    passages: int
+    """Its passages, consecutive in the index."""
+
+
+def content_hash(data: bytes) -> str:
+    """A file's SHA-256, hex (how an update tells a changed file from an unchanged one)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 class Documents:
@@ -58,7 +79,11 @@ class Documents:
         """PDF pages read so far."""
         self.size = sum(_size(path) for _, path, _ in self.files)
         """Bytes of all the files."""
+        self.indexed: list[Indexed] = []
+        """The documents that gave passages, in order, with their content hashes (an index's
+        record of what it holds, which an update compares the files with)."""
         self._done = 0
+        self._paths, self._include, self._exclude = list(paths), list(include), list(exclude)
         self._words, self._overlap, self._max_bytes = words, overlap, max_bytes
         require(fmt for _, _, fmt in self.files)
 
@@ -70,39 +95,68 @@ class Documents:
         """An upper bound on the text's size (the files' bytes), for the disk check."""
         return self.size
 
+    def settings(self) -> dict[str, Any]:
+        """What an update needs to walk and split the same way (kept in the index's manifest)."""
+        return {
+            "root": str(self.root),
+            "paths": [str(Path(os.path.abspath(p))) for p in self._paths],
+            "include": list(self._include),
+            "exclude": list(self._exclude),
+            "words": self._words,
+            "overlap": self._overlap,
+            "max_bytes": self._max_bytes,
+        }
+
+    @classmethod
+    def again(cls, settings: dict[str, Any]) -> Documents:
+        """The same documents walked anew with the settings :meth:`settings` recorded."""
+        return cls(
+            settings["paths"],
+            include=settings["include"],
+            exclude=settings["exclude"],
+            words=settings["words"],
+            overlap=settings["overlap"],
+            max_bytes=settings["max_bytes"],
+        )
+
     def __iter__(self) -> Iterator[Passage]:
         for rel, path, fmt in self.files:
-            try:
-                yield from self._read(rel, path, fmt)
-            finally:
-                self._done += _size(path)
+            yield from self.read_file(rel, path, fmt)
 
-    def _read(self, rel: str, path: Path, fmt: str) -> Iterator[Passage]:
-        size = _size(path)
+    def read_file(self, rel: str, path: Path, fmt: str, data: bytes | None = None) -> list[Passage]:
+        """One file's passages (``data``: its bytes, if already read); a skip is recorded."""
+        try:
+            return self._read(rel, path, fmt, data)
+        finally:
+            self._done += _size(path)
+
+    def _read(self, rel: str, path: Path, fmt: str, data: bytes | None) -> list[Passage]:
+        size = _size(path) if data is None else len(data)
         if size > self._max_bytes:
             limit = self._max_bytes / 2**20
             self.skipped.append(
                 Skipped(rel, f"{size / 2**20:.0f} MiB, over the {limit:.0f} MiB bound")
             )
-            return
+            return []
         try:
-            data = path.read_bytes()
+            data = path.read_bytes() if data is None else data
             document = extract(fmt, data, rel)
         except OSError as exc:
             self.skipped.append(Skipped(rel, f"unreadable ({exc.strerror or exc})"))
-            return
+            return []
         except Unreadable as exc:
             self.skipped.append(Skipped(rel, str(exc)))
-            return
+            return []
         self.read += 1
         self.pages += document.pages
         if document.empty_pages:
             pages = ", ".join(map(str, document.empty_pages))
             where = f"{rel} p. {pages}" if len(document.empty_pages) == 1 else f"{rel} pp. {pages}"
             self.skipped.append(Skipped(where, "no text layer: a scan? searchain does no OCR"))
-        for passage in split(document, rel, self._words, self._overlap):
-            self.passages += 1
-            yield passage
+        passages = list(split(document, rel, self._words, self._overlap))
+        self.passages += len(passages)
+        self.indexed.append(Indexed(rel, content_hash(data), len(passages)))
+        return passages
 
     def summary(self, into: str = "") -> str:
         """``indexed 118 files, 412 passages{into}; skipped 3: a.pdf (encrypted) …``."""

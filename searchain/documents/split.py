@@ -16,13 +16,16 @@ from searchain.types import Passage, Source
 
 WORDS = 100
 """Default passage size in words: DPR's, which the readers were trained on."""
+MAX_WORDS = 10_000
+"""The largest passage size taken: far past what a reader reads, and it keeps every term's
+frequency in a passage within the 16 bits an index stores it in."""
 _WORD = re.compile(r"\S+")
 
 
 def check_size(words: int, overlap: int) -> None:
     """Refuse a size and overlap no passage can be cut with."""
-    if words < 1:
-        raise ValueError(f"passage size must be at least 1 word, got {words}")
+    if not 1 <= words <= MAX_WORDS:
+        raise ValueError(f"passage size must be from 1 to {MAX_WORDS:,} words, got {words}")
     if not 0 <= overlap < words:
         raise ValueError(
             f"overlap must be from 0 to {words - 1} words (below the size), got {overlap}"

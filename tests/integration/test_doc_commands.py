@@ -86,6 +86,8 @@ def fill(words: list[str], script: Path) -> list[str]:
         "FILE.jsonl...": "cli.jsonl",
         "B": "embedded",
         "N": "1",
+        "PATH...": "docs",
+        "README.md": "README.md",  # a file, not a placeholder
     }
     by_flag = {  # a placeholder whose value depends on its flag
         # `index --index DIR` makes a new index, as a reader names a new directory
@@ -93,6 +95,7 @@ def fill(words: list[str], script: Path) -> list[str]:
         | {"--verify": INDEX, "--out": "report"},
         "SPEC": {"--llm": f"scripted:{script}" if command == "ask" else "local", "--reader": "llm"},
         "NAME": {"--dataset": "musique", "--method": "direct"},
+        "GLOB": {"--include": "*.md", "--exclude": "chat.md"},
     }
     filled = []
     for word in words:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from searchain.documents.collection import Documents
 from searchain.text import counted
 from searchain.tools.retrieval import exhaustive, npy
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
@@ -38,6 +39,7 @@ from searchain.tools.retrieval.index_files import (
     publish,
     recover,
     recover_held,
+    write_documents,
 )
 from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
 from searchain.tools.retrieval.tokenizer import Tokenizer
@@ -306,7 +308,6 @@ class BM25Index:
         workers: int | None = None,
         progress: Callable[[int], None] | None = None,
         stage: Callable[[str], None] | None = None,
-        documents_root: Path | None = None,
     ) -> BM25Index:
         """Index ``passages`` (title and text) into ``path`` and return the loaded index.
 
@@ -318,8 +319,9 @@ class BM25Index:
         written to a temporary directory beside ``path`` and moved into place only once
         complete; an existing index is replaced only with ``overwrite``. ``progress`` is called
         with the number of passages read so far; ``stage`` with a line when the build moves on
-        to its next stage. ``documents_root`` is the folder a documents index's sources are
-        relative to (see :mod:`searchain.documents`), kept so a citation can link to its file.
+        to its next stage. ``passages`` that are :class:`Documents` make a documents index: it
+        also records their settings, which documents it holds (path, content hash, passages),
+        the passages' lengths and term frequencies, which is what ``--update`` reads.
         """
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
@@ -335,7 +337,8 @@ class BM25Index:
                     else ("choose another --index directory")
                 )
                 raise FileExistsError(f"{path} already exists: {hint}")
-            if isinstance(passages, Corpus):
+            documents = passages if isinstance(passages, Documents) else None
+            if isinstance(passages, Corpus | Documents):
                 check_space(path, passages.text_bytes())
             # The build's machinery compiles with numba: imported here, never by opening an index.
             from searchain.tools.retrieval.encode import TermMap
@@ -363,7 +366,7 @@ class BM25Index:
                         f"writing the score matrix: {len(matrix.vocab):,} terms, "
                         f"{matrix.pending_segments} segment(s)"
                     )
-                matrix.write(tmp / "bm25", k1, b)
+                matrix.write(tmp / "bm25", k1, b, frequencies=documents is not None)
                 (tmp / "segments").rmdir()
                 offsets = np.zeros(matrix.n_docs + 1, np.int64)
                 np.cumsum(np.concatenate(line_lengths), out=offsets[1:])
@@ -377,8 +380,9 @@ class BM25Index:
                     "tokenizer": tokenizer,
                     "stemmer": Tokenizer(tokenizer).version,
                 }
-                if documents_root is not None:
-                    manifest["documents"] = str(Path(documents_root).absolute())
+                if documents is not None:
+                    manifest["documents"] = documents.settings()
+                    write_documents(tmp, documents.indexed, matrix.lengths())
                 if stage:
                     stage("checksumming the index files")
                 manifest["files"] = file_table(tmp, MANIFEST)

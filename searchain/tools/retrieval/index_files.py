@@ -32,10 +32,14 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+from searchain.documents.collection import Indexed
 
 MANIFEST = "searchain-index.json"
 """An index's manifest: its format, parameters, passage count and files' checksums."""
@@ -296,6 +300,22 @@ def check_space(path: Path, text_bytes: int) -> None:
         )
 
 
+DOCUMENTS = "documents.json"
+"""A documents index's table of the documents it holds (see :func:`write_documents`)."""
+LENGTHS = "lengths.npy"
+"""A documents index's passage lengths in tokens (int32), which scores are computed from."""
+
+
+def write_documents(directory: Path, indexed: Sequence[Indexed], lengths: np.ndarray) -> None:
+    """Record what a documents index holds, for an update to re-score what it keeps.
+
+    Each document's path, content hash and passages, in index order, and every passage's length.
+    """
+    table = [{"path": d.path, "sha256": d.sha256, "passages": d.passages} for d in indexed]
+    (directory / DOCUMENTS).write_text(json.dumps(table, ensure_ascii=False))
+    np.save(directory / LENGTHS, np.ascontiguousarray(lengths, np.int32))
+
+
 def documents_folder(path: str | Path) -> Path | None:
     """The folder a documents index at ``path`` was built from; None for a corpus's, or none.
 
@@ -305,5 +325,6 @@ def documents_folder(path: str | Path) -> Path | None:
         manifest = json.loads((Path(path).resolve() / MANIFEST).read_text())
     except (OSError, ValueError):
         return None
-    root = manifest.get("documents") if isinstance(manifest, dict) else None
+    settings = manifest.get("documents") if isinstance(manifest, dict) else None
+    root = settings.get("root") if isinstance(settings, dict) else None
     return Path(root) if isinstance(root, str) else None

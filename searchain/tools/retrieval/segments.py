@@ -29,7 +29,7 @@ import json
 import os
 from array import array
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import BinaryIO
 
@@ -48,6 +48,8 @@ MAX_RANGE = 1 << 23
 """Postings merged at a time at most, whatever the budget: larger ranges are no faster."""
 MIN_MEMORY = 1 << 20
 ARRAYS = ("data", "indices", "indptr")
+TF = "tf.npy"
+"""A documents index's term frequencies, posting by posting in the matrix's order (uint16)."""
 
 
 class MemoryBudgetError(ValueError):
@@ -148,12 +150,18 @@ class ScoreMatrixBuilder:
         self.segments += 1
         self._segment_start = self.n_docs
 
-    def write(self, directory: Path, k1: float, b: float) -> None:
+    def lengths(self) -> np.ndarray:
+        """Every passage's length in tokens, in order (int32)."""
+        return np.frombuffer(self._lengths, dtype=np.int32)
+
+    def write(self, directory: Path, k1: float, b: float, *, frequencies: bool = False) -> None:
         """Write the matrix, as bm25s lays it out, and each term's highest score, to ``directory``.
 
         Files: ``data``/``indices``/``indptr`` ``.csc.index.npy``, ``vocab.index.json``,
         ``params.index.json`` (what ``bm25s.BM25.load`` reads), ``term_max.npy`` and the mapped
-        vocabulary searchain opens instead of the JSON (:mod:`.vocabulary`).
+        vocabulary searchain opens instead of the JSON (:mod:`.vocabulary`); with
+        ``frequencies``, each posting's term frequency too (``tf.npy``, uint16, beside
+        ``data``), from which an update re-scores what it keeps.
         """
         self._flush()
         directory.mkdir(parents=True, exist_ok=True)
@@ -173,6 +181,7 @@ class ScoreMatrixBuilder:
         with (
             _npy_out(directory / "data.csc.index.npy", np.float32, nnz) as data_out,
             _npy_out(directory / "indices.csc.index.npy", np.int32, nnz) as indices_out,
+            _npy_out(directory / TF, np.uint16, nnz) if frequencies else nullcontext() as tf_out,
         ):
             for r, (t0, t1) in enumerate(itertools.pairwise(bounds)):
                 docs, tfs = self._merge_range([c[r : r + 2] for c in cuts], indptr, t0, t1)
@@ -181,6 +190,8 @@ class ScoreMatrixBuilder:
                 del terms
                 scores.tofile(data_out)
                 docs.tofile(indices_out)
+                if tf_out is not None:
+                    tfs.astype(np.uint16).tofile(tf_out)
                 present = np.flatnonzero(df[t0:t1]) + t0
                 if len(present):
                     term_max[present] = np.maximum.reduceat(scores, indptr[present] - indptr[t0])

@@ -116,6 +116,13 @@ def index(
         Path | None,
         typer.Option(help="Check every byte of the embedded index DIR against its checksums."),
     ] = None,
+    update: Annotated[
+        bool,
+        typer.Option(
+            help="Bring a documents index up to date with its folder: new and changed files "
+            "read, deleted ones removed, the rest kept (with the settings it was built with)."
+        ),
+    ] = False,
 ) -> None:
     """Build a BM25 index from a corpus file or documents (title and text are both searched)."""
     from searchain.tools.retrieval.bm25 import BM25Index
@@ -127,9 +134,6 @@ def index(
         out.print(BM25Index.verify(verify))
         return
     check_backend(backend)
-    if bool(paths) == demo:
-        raise ValueError("give a corpus file, documents, or --demo (one of them)")
-    budget = parse_size(memory) if memory else None
     document_options = {
         "--include": bool(include),
         "--exclude": bool(exclude),
@@ -137,6 +141,25 @@ def index(
         "--overlap": overlap != 0,
         "--max-file-size": max_file_size != MAX_FILE_SIZE,
     }
+    if update:
+        given = {
+            **document_options,
+            "--demo": demo,
+            "--overwrite": overwrite,
+            "--format": corpus_format != "auto",
+            "--backend": backend != "embedded",
+        }
+        if any(given.values()):
+            wrong = ", ".join(name for name, on in given.items() if on)
+            raise ValueError(
+                f"{wrong}: --update brings an embedded documents index up to date with the "
+                "settings it was built with"
+            )
+        _update(index, paths)
+        return
+    if bool(paths) == demo:
+        raise ValueError("give a corpus file, documents, or --demo (one of them)")
+    budget = parse_size(memory) if memory else None
     if paths and is_documents(paths):
         if corpus_format != "auto":
             raise ValueError("--format names a corpus file's format: documents need none")
@@ -191,6 +214,23 @@ def index(
         return
     err.print(passages.summary(f" into {where} in {seconds:.1f} s ({rate})"))
     if passages.skipped:
+        raise typer.Exit(SKIPPED)
+
+
+def _update(index: Path, paths: list[Path] | None) -> None:
+    """``--update``: the index brought up to date.
+
+    One summary line; exit status 3 if a file was skipped.
+    """
+    from searchain.tools.retrieval.update import update
+
+    started = time.perf_counter()
+    updated, documents, changes = update(index, paths=paths, stage=err.print)
+    seconds = time.perf_counter() - started
+    done = "updated" if changes.any else "up to date"
+    line = f"{done} {index}: {changes} ({counted(len(updated), 'passage')}) in {seconds:.1f} s"
+    err.print("; ".join([line, *documents.problems()]))
+    if documents.skipped:
         raise typer.Exit(SKIPPED)
 
 

@@ -119,6 +119,14 @@ class Documents:
             max_bytes=settings["max_bytes"],
         )
 
+    def keep(self, record: Indexed) -> Indexed:
+        """Count a document an index already holds, unchanged (an update does not read it)."""
+        self.read += 1
+        self.passages += record.passages
+        self.indexed.append(record)
+        self._done += _size(self.root / record.path)
+        return record
+
     def __iter__(self) -> Iterator[Passage]:
         for rel, path, fmt in self.files:
             yield from self.read_file(rel, path, fmt)

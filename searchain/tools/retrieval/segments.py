@@ -79,6 +79,55 @@ def default_memory() -> int:
     return max(MIN_MEMORY, min(4 << 30, total // 4))
 
 
+def bm25_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
+    """Each term's idf from its document frequency (Lucene's), float32."""
+    return np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+
+
+def bm25_norm(lengths: np.ndarray, k1: float, b: float) -> np.ndarray:
+    """Each passage's ``k1 * (1 - b + b * dl / avgdl)``, float32, from its length in tokens.
+
+    A build and an update compute it by this one function, over the same lengths in the same
+    order, so their scores agree to the bit.
+    """
+    dl = lengths.astype(np.float32)
+    return k1 * ((1 - b) + b * dl / max(float(dl.mean()), 1e-9))
+
+
+def write_tables(
+    directory: Path,
+    vocab: dict[str, int],
+    term_max: np.ndarray,
+    n_docs: int,
+    k1: float,
+    b: float,
+) -> None:
+    """The matrix's companions: each term's highest score, bm25s's parameters and vocabulary.
+
+    The last two are what ``bm25s.BM25.load`` reads; searchain opens the mapped vocabulary
+    (:mod:`.vocabulary`) written beside them instead.
+    """
+    np.save(directory / "term_max.npy", term_max)
+    params = {
+        "k1": k1,
+        "b": b,
+        "delta": 0.5,
+        "method": "lucene",
+        "idf_method": "lucene",
+        "dtype": "float32",
+        "int_dtype": "int32",
+        "num_docs": n_docs,
+        "version": "searchain",
+        "backend": "numpy",
+    }
+    (directory / "params.index.json").write_text(json.dumps(params, indent=1))
+    # bm25s reads the JSON (dumped in one call: C all the way); searchain maps:
+    (directory / "vocab.index.json").write_text(
+        json.dumps(vocab, ensure_ascii=False), encoding="utf-8"
+    )
+    write_vocabulary(directory, vocab)
+
+
 class ScoreMatrixBuilder:
     """Counts a stream of tokenised passages into segments under ``workdir``; see the module."""
 
@@ -171,10 +220,8 @@ class ScoreMatrixBuilder:
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
         nnz = int(indptr[-1])
-        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-        lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.float32)
-        norm = k1 * ((1 - b) + b * lengths / max(float(lengths.mean()), 1e-9))
-        del lengths
+        idf = bm25_idf(df, n_docs)
+        norm = bm25_norm(self.lengths(), k1, b)
         term_max = np.zeros(n_terms, dtype=np.float32)
         bounds = self._ranges(indptr)
         cuts = [self._cuts(i, bounds) for i in range(self.segments)]
@@ -196,25 +243,7 @@ class ScoreMatrixBuilder:
                 if len(present):
                     term_max[present] = np.maximum.reduceat(scores, indptr[present] - indptr[t0])
         np.save(directory / "indptr.csc.index.npy", indptr)
-        np.save(directory / "term_max.npy", term_max)
-        params = {
-            "k1": k1,
-            "b": b,
-            "delta": 0.5,
-            "method": "lucene",
-            "idf_method": "lucene",
-            "dtype": "float32",
-            "int_dtype": "int32",
-            "num_docs": n_docs,
-            "version": "searchain",
-            "backend": "numpy",
-        }
-        (directory / "params.index.json").write_text(json.dumps(params, indent=1))
-        # bm25s reads the JSON (dumped in one call: C all the way); searchain maps:
-        (directory / "vocab.index.json").write_text(
-            json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8"
-        )
-        write_vocabulary(directory, self.vocab)
+        write_tables(directory, self.vocab, term_max, n_docs, k1, b)
         for i in range(self.segments):
             for part in ("docs", "tfs", "terms", "starts"):
                 self._segment(i, part).unlink()

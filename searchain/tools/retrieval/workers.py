@@ -63,7 +63,8 @@ def read_frame(stream: BinaryIO) -> object | None:
     return pickle.loads(data)
 
 
-def _records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
+def passage_records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
+    """``passages`` as the records an encoder takes, ``size`` at a time."""
     batch: list[Record] = []
     for passage in passages:
         batch.append((passage.id, passage.title, passage.text, source_json(passage.source)))
@@ -136,7 +137,7 @@ def encoded_batches(
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    batches = _records(passages, batch)
+    batches = passage_records(passages, batch)
     encoder = Encoder(tokenizer)
     for records in itertools.islice(batches, None if workers == 1 else LOCAL_BATCHES):
         yield -1, encoder.encode(records)

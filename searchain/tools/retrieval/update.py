@@ -1,0 +1,335 @@
+"""A documents index brought up to date without a rebuild: ``searchain index --update``.
+
+The folder is walked again with the settings the index was built with, and each file's content
+hash is compared with the index's record (``documents.json``): a file whose hash is unchanged
+keeps its passages, its postings and its place; a new or changed file is read, split and
+tokenised — the costly part of a build, paid for it alone; a file that is gone (or now skipped)
+loses its passages. The new version is then merged in one pass over the postings, in NumPy:
+kept postings renumbered, the new ones inserted where a build would have put them (documents in
+walk order), and every score computed again from the term frequencies and passage lengths the
+index keeps, since BM25's statistics (passages, document frequencies, average length) are those
+of the live documents only — deleted ones count nowhere. So the result is, passage for passage
+and score for score, the index a fresh build of the same files writes (the tests compare them),
+and it is published with the same atomic, crash-safe switch: a reader sees the old version or the
+new one, and a process killed at any moment leaves one of them, whole.
+
+Terms that occurred only in removed documents keep their (empty) vocabulary entries: a query
+with them matches nothing, exactly as in a fresh build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from searchain.documents.collection import Documents, Indexed, content_hash
+from searchain.tools.retrieval.bm25 import MANIFEST, BM25Index, damaged
+from searchain.tools.retrieval.corpus import CorpusError
+from searchain.tools.retrieval.index_files import (
+    DOCUMENTS,
+    LENGTHS,
+    build_lock,
+    file_table,
+    new_version,
+    publish,
+    recover_held,
+    write_documents,
+)
+from searchain.tools.retrieval.segments import TF, bm25_idf, bm25_norm, write_tables
+from searchain.tools.retrieval.workers import BATCH
+from searchain.types import Passage
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What an update did, in documents."""
+
+    added: int
+    """Files new to the index."""
+    changed: int
+    """Files whose content changed: read again."""
+    removed: int
+    """Files the index held that are gone, or can no longer be read."""
+    kept: int
+    """Files unchanged: not read again."""
+
+    @property
+    def any(self) -> bool:
+        """Whether anything changed."""
+        return bool(self.added or self.changed or self.removed)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.added} added, {self.changed} changed, {self.removed} removed, "
+            f"{self.kept} unchanged"
+        )
+
+
+@dataclass
+class _Old:
+    """The version being updated, as the merge reads it."""
+
+    path: Path
+    """Its version directory."""
+    manifest: dict[str, Any]
+    """Its manifest (parameters, tokenizer, the documents' settings)."""
+    table: list[dict[str, Any]]
+    """The documents it holds, in order (``documents.json``)."""
+    starts: dict[str, int]
+    """Each held document's first passage."""
+    passages: int
+    """Its passage count."""
+
+
+def update(
+    path: str | Path,
+    *,
+    paths: Sequence[str | Path] | None = None,
+    progress: Callable[[int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
+) -> tuple[BM25Index, Documents, Changes]:
+    """Bring the documents index at ``path`` up to date with its folder; see the module.
+
+    ``paths``, if given, must be those it was built from. Returns the updated index (the old
+    one, untouched, when nothing changed), the walk (its skipped files, for the summary) and
+    what changed.
+    """
+    path = Path(path)
+    with build_lock(path):
+        recover_held(path)
+        old = _open(path)
+        settings = old.manifest["documents"]
+        if paths and sorted(os.path.abspath(p) for p in paths) != sorted(settings["paths"]):
+            raise ValueError(
+                f"{path} was built from {' '.join(settings['paths'])}: --update walks those "
+                "again (give them, or no path)"
+            )
+        documents = Documents.again(settings)
+        plan, changes = _plan(documents, old, progress)
+        if not changes.any:
+            return BM25Index.load(path), documents, changes
+        if not documents.indexed:
+            raise CorpusError(
+                "nothing left to index: "
+                + ("; ".join(documents.problems()) or "every document is gone")
+            )
+        if stage:
+            stage(f"merging: {changes}")
+        tmp = new_version(path)
+        try:
+            _write(tmp, old, documents, plan)
+            publish(tmp, path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return BM25Index.load(path), documents, changes
+
+
+def _open(path: Path) -> _Old:
+    index = BM25Index.load(path)
+    manifest = index.manifest
+    if not isinstance(manifest.get("documents"), dict):
+        raise ValueError(
+            f"{path} was built from a corpus file, not documents: --update brings a documents "
+            "index up to date (build it again from the corpus with --overwrite)"
+        )
+    root = index.path
+    if not (root / DOCUMENTS).is_file() or not (root / "bm25" / TF).is_file():
+        raise damaged(path, f"no {DOCUMENTS} or term frequencies")
+    table = json.loads((root / DOCUMENTS).read_text(encoding="utf-8"))
+    counts = np.array([d["passages"] for d in table], np.int64)
+    firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(table) else counts
+    if int(counts.sum()) != len(index):
+        raise damaged(path, f"{DOCUMENTS} counts {int(counts.sum())} passages")
+    starts = {d["path"]: int(first) for d, first in zip(table, firsts, strict=True)}
+    return _Old(root, manifest, table, starts, len(index))
+
+
+Plan = list[tuple[Indexed, int | list[Passage]]]
+"""Each live document in index order: its record and where its passages come from (the old
+version's first passage, or the passages just read)."""
+
+
+def _plan(
+    documents: Documents, old: _Old, progress: Callable[[int], None] | None
+) -> tuple[Plan, Changes]:
+    """Hash every file; read the new and changed ones."""
+    held = {d["path"]: d for d in old.table}
+    plan: Plan = []
+    added = changed = 0
+    for rel, file, fmt in documents.files:
+        try:
+            data = file.read_bytes()
+        except OSError:
+            data = None  # read_file says why, and the document leaves the index
+        before = held.get(rel)
+        if data is not None and before is not None and before["sha256"] == content_hash(data):
+            plan.append((documents.keep(Indexed(rel, before["sha256"], before["passages"])),
+                         old.starts[rel]))  # fmt: skip
+        else:
+            passages = documents.read_file(rel, file, fmt, data)
+            if passages:
+                plan.append((documents.indexed[-1], passages))
+                added += before is None
+                changed += before is not None
+        if progress:
+            progress(documents.passages)
+    live = {record.path for record, _ in plan}
+    removed = sum(1 for d in old.table if d["path"] not in live)
+    return plan, Changes(added, changed, removed, len(plan) - added - changed)
+
+
+def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
+    """The new version's files in ``tmp``: passages, matrix, lengths, table, manifest."""
+    manifest = old.manifest
+    vocab = json.loads((old.path / "bm25" / "vocab.index.json").read_text(encoding="utf-8"))
+    remap, new_ids, n_docs = _numbering(plan, old.passages)
+    tokens, lengths, lines = _encode(plan, manifest["tokenizer"], vocab)
+    old_lengths = np.load(old.path / LENGTHS)
+    all_lengths = np.empty(n_docs, np.int32)
+    kept = remap >= 0
+    all_lengths[remap[kept]] = old_lengths[kept]
+    all_lengths[new_ids] = lengths
+    _write_passages(tmp, old.path, plan, lines, n_docs)
+    (tmp / "bm25").mkdir()
+    _merge_matrix(tmp / "bm25", old.path / "bm25", remap, new_ids, tokens, lengths, vocab,
+                  all_lengths, manifest)  # fmt: skip
+    write_documents(tmp, [record for record, _ in plan], all_lengths)
+    fresh = {**manifest, "passages": n_docs}
+    fresh["files"] = file_table(tmp, MANIFEST)
+    (tmp / MANIFEST).write_text(json.dumps(fresh, indent=1))
+
+
+def _numbering(plan: Plan, n_old: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each old passage's new number (-1: removed), each new passage's, and how many there are."""
+    remap = np.full(n_old, -1, np.int32)
+    new_ids: list[np.ndarray] = []
+    at = 0
+    for record, source in plan:
+        numbers = np.arange(at, at + record.passages, dtype=np.int32)
+        if isinstance(source, int):
+            remap[source : source + record.passages] = numbers
+        else:
+            new_ids.append(numbers)
+        at += record.passages
+    ids = np.concatenate(new_ids) if new_ids else np.empty(0, np.int32)
+    return remap, ids, at
+
+
+def _new_passages(plan: Plan) -> Iterator[Passage]:
+    for _, source in plan:
+        if not isinstance(source, int):
+            yield from source
+
+
+def _encode(
+    plan: Plan, tokenizer: str, vocab: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, list[bytes]]:
+    """The new passages' term ids (``vocab`` gains their new terms), lengths and stored lines."""
+    from searchain.tools.retrieval.encode import Encoder, TermMap
+    from searchain.tools.retrieval.workers import passage_records
+
+    encoder, terms = Encoder(tokenizer), TermMap()
+    tokens, lengths, lines = [], [], []
+    for records in passage_records(_new_passages(plan), BATCH):
+        batch = encoder.encode(records)
+        tokens.append(terms.resolve(batch, vocab))
+        lengths.append(batch.lengths)
+        ends = np.cumsum(batch.line_lengths)
+        lines += [batch.lines[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+    if not tokens:
+        return np.empty(0, np.int32), np.empty(0, np.int32), []
+    return np.concatenate(tokens), np.concatenate(lengths), lines
+
+
+def _write_passages(tmp: Path, old: Path, plan: Plan, lines: Sequence[bytes], n_docs: int) -> None:
+    """The passage store in the new order: kept runs copied byte for byte, new lines written."""
+    offsets_old = np.load(old / "offsets.npy", mmap_mode="r")
+    offsets = np.zeros(n_docs + 1, np.int64)
+    fresh = iter(lines)
+    at = 0
+    with (old / "passages.jsonl").open("rb") as src, (tmp / "passages.jsonl").open("wb") as out:
+        for record, source in plan:
+            if isinstance(source, int):
+                start, end = int(offsets_old[source]), int(offsets_old[source + record.passages])
+                _copy(src, out, start, end - start)
+                run = offsets_old[source + 1 : source + record.passages + 1] - start
+            else:
+                chunk = [next(fresh) for _ in source]
+                out.write(b"".join(chunk))
+                run = np.cumsum([len(line) for line in chunk])
+            offsets[at + 1 : at + record.passages + 1] = offsets[at] + run
+            at += record.passages
+    np.save(tmp / "offsets.npy", offsets)
+
+
+def _copy(src: Any, out: Any, start: int, size: int) -> None:
+    out.flush()
+    while size:
+        sent = os.copy_file_range(src.fileno(), out.fileno(), size, start)
+        if not sent:
+            raise OSError("the passage store ended early")
+        start += sent
+        size -= sent
+
+
+def _merge_matrix(
+    directory: Path,
+    old: Path,
+    remap: np.ndarray,
+    new_ids: np.ndarray,
+    tokens: np.ndarray,
+    lengths: np.ndarray,
+    vocab: dict[str, int],
+    all_lengths: np.ndarray,
+    manifest: dict[str, Any],
+) -> None:
+    """The score matrix of the live passages (see the module).
+
+    Kept postings are renumbered, new ones inserted where their (term, passage) sorts, and every
+    score is computed again.
+    """
+    from searchain.tools.retrieval.postings import count_postings  # numba: builds only
+
+    indptr_old = np.load(old / "indptr.csc.index.npy")
+    indices_old = np.load(old / "indices.csc.index.npy", mmap_mode="r")
+    tf_old = np.load(old / TF, mmap_mode="r")
+    terms_old = np.repeat(np.arange(len(indptr_old) - 1, dtype=np.int32), np.diff(indptr_old))
+    docs = remap[indices_old]
+    kept = docs >= 0
+    terms_k, docs_k, tf_k = terms_old[kept], docs[kept], np.asarray(tf_old)[kept]
+    del terms_old, docs, kept
+    run_terms, starts, local, tfs = count_postings(tokens, lengths, 0, len(vocab))
+    terms_n = np.repeat(run_terms, np.diff(starts)).astype(np.int32)
+    docs_n = new_ids[local]
+    n_docs = len(all_lengths)
+    at = np.searchsorted(
+        terms_k.astype(np.int64) * n_docs + docs_k, terms_n.astype(np.int64) * n_docs + docs_n
+    )
+    terms = np.insert(terms_k, at, terms_n)
+    docs = np.insert(docs_k, at, docs_n)
+    tf = np.insert(tf_k, at, tfs.astype(np.uint16))
+    del terms_k, docs_k, tf_k
+    df = np.bincount(terms, minlength=len(vocab))
+    indptr = np.zeros(len(vocab) + 1, np.int64)
+    np.cumsum(df, out=indptr[1:])
+    k1, b = manifest["k1"], manifest["b"]
+    tf_f = tf.astype(np.float32)
+    scores = bm25_idf(df, n_docs)[terms] * tf_f / (bm25_norm(all_lengths, k1, b)[docs] + tf_f)
+    del tf_f
+    term_max = np.zeros(len(vocab), np.float32)
+    present = np.flatnonzero(df)
+    if len(present):
+        term_max[present] = np.maximum.reduceat(scores, indptr[present])
+    np.save(directory / "data.csc.index.npy", scores.astype(np.float32))
+    np.save(directory / "indices.csc.index.npy", docs.astype(np.int32))
+    np.save(directory / "indptr.csc.index.npy", indptr)
+    np.save(directory / TF, tf)
+    write_tables(directory, vocab, term_max, n_docs, k1, b)

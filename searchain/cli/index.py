@@ -147,15 +147,14 @@ def index(
             "--demo": demo,
             "--overwrite": overwrite,
             "--format": corpus_format != "auto",
-            "--backend": backend != "embedded",
         }
         if any(given.values()):
             wrong = ", ".join(name for name, on in given.items() if on)
             raise ValueError(
-                f"{wrong}: --update brings an embedded documents index up to date with the "
-                "settings it was built with"
+                f"{wrong}: --update brings a documents index up to date with the settings it "
+                "was built with"
             )
-        _update(index, paths)
+        _update(index, paths, backend, es_url, es_index)
         return
     if bool(paths) == demo:
         raise ValueError("give a corpus file, documents, or --demo (one of them)")
@@ -217,18 +216,29 @@ def index(
         raise typer.Exit(SKIPPED)
 
 
-def _update(index: Path, paths: list[Path] | None) -> None:
-    """``--update``: the index brought up to date.
+def _update(
+    index: Path, paths: list[Path] | None, backend: str, es_url: str, es_index: str
+) -> None:
+    """``--update``: the documents index brought up to date, on either backend.
 
     One summary line; exit status 3 if a file was skipped.
     """
-    from searchain.tools.retrieval.update import update
-
     started = time.perf_counter()
-    updated, documents, changes = update(index, paths=paths, stage=err.print)
+    if backend == "embedded":
+        from searchain.tools.retrieval.update import update
+
+        updated, documents, changes = update(index, paths=paths, stage=err.print)
+        count, where = len(updated), str(index)
+    else:
+        from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
+        from searchain.tools.retrieval.elastic_update import update_elastic
+
+        retriever = ElasticRetriever(ElasticSettings(url=es_url, index=es_index))
+        count, documents, changes = update_elastic(retriever, paths=paths, stage=err.print)
+        where = f"Elasticsearch index {es_index} at {retriever.url}"
     seconds = time.perf_counter() - started
     done = "updated" if changes.any else "up to date"
-    line = f"{done} {index}: {changes} ({counted(len(updated), 'passage')}) in {seconds:.1f} s"
+    line = f"{done} {where}: {changes} ({counted(count, 'passage')}) in {seconds:.1f} s"
     err.print("; ".join([line, *documents.problems()]))
     if documents.skipped:
         raise typer.Exit(SKIPPED)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,36 @@ class Indexed:
 def content_hash(data: bytes) -> str:
     """A file's SHA-256, hex (how an update tells a changed file from an unchanged one)."""
     return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What an update found, in documents."""
+
+    added: int
+    """Files new to the index."""
+    changed: int
+    """Files whose content changed: read again."""
+    removed: int
+    """Files the index held that are gone, or can no longer be read."""
+    kept: int
+    """Files unchanged: not read again."""
+
+    @property
+    def any(self) -> bool:
+        """Whether anything changed."""
+        return bool(self.added or self.changed or self.removed)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.added} added, {self.changed} changed, {self.removed} removed, "
+            f"{self.kept} unchanged"
+        )
+
+
+Compared = list[tuple["Indexed", list[Passage] | None]]
+"""Each live document in walk order, with its passages if it was read now (new or changed), or
+None if the index holds it unchanged."""
 
 
 class Documents:
@@ -77,7 +107,9 @@ class Documents:
         """Passages so far."""
         self.pages = 0
         """PDF pages read so far."""
-        self.size = sum(_size(path) for _, path, _ in self.files)
+        self.sizes = found.sizes
+        """Each document's size in bytes when walked, by relative path."""
+        self.size = sum(self.sizes.values())
         """Bytes of all the files."""
         self.indexed: list[Indexed] = []
         """The documents that gave passages, in order, with their content hashes (an index's
@@ -124,21 +156,58 @@ class Documents:
         self.read += 1
         self.passages += record.passages
         self.indexed.append(record)
-        self._done += _size(self.root / record.path)
+        self._done += self.sizes.get(record.path, 0)
         return record
 
     def __iter__(self) -> Iterator[Passage]:
-        for rel, path, fmt in self.files:
-            yield from self.read_file(rel, path, fmt)
+        for _, passages in self.by_file():
+            yield from passages
 
-    def read_file(self, rel: str, path: Path, fmt: str, data: bytes | None = None) -> list[Passage]:
+    def by_file(self) -> Iterator[tuple[Indexed, list[Passage]]]:
+        """Each document that gives passages, with them (a skipped one is recorded, not given)."""
+        for rel, path, fmt in self.files:
+            passages = self.read_file(rel, path, fmt)
+            if passages:
+                yield self.indexed[-1], passages
+
+    def compare(
+        self, held: dict[str, tuple[str, int]], progress: Callable[[int], None] | None = None
+    ) -> tuple[Compared, Changes]:
+        """The files against what an index holds (``{path: (sha256, passages)}``).
+
+        Every file is hashed; only the new and changed ones are read. ``progress`` is called
+        with the passages counted so far.
+        """
+        compared: Compared = []
+        added = changed = 0
+        for rel, path, fmt in self.files:
+            try:
+                data: bytes | None = _read_bytes(path)
+            except OSError:
+                data = None  # read_file says why, and the document leaves the index
+            before = held.get(rel)
+            if data is not None and before is not None and before[0] == content_hash(data):
+                compared.append((self.keep(Indexed(rel, *before)), None))
+            else:
+                passages = self.read_file(rel, path, fmt, data)
+                if passages:
+                    compared.append((self.indexed[-1], passages))
+                    added += before is None
+                    changed += before is not None
+            if progress:
+                progress(self.passages)
+        live = {record.path for record, _ in compared}
+        removed = sum(1 for rel in held if rel not in live)
+        return compared, Changes(added, changed, removed, len(compared) - added - changed)
+
+    def read_file(self, rel: str, path: str, fmt: str, data: bytes | None = None) -> list[Passage]:
         """One file's passages (``data``: its bytes, if already read); a skip is recorded."""
         try:
             return self._read(rel, path, fmt, data)
         finally:
-            self._done += _size(path)
+            self._done += self.sizes.get(rel, 0)
 
-    def _read(self, rel: str, path: Path, fmt: str, data: bytes | None) -> list[Passage]:
+    def _read(self, rel: str, path: str, fmt: str, data: bytes | None) -> list[Passage]:
         size = _size(path) if data is None else len(data)
         if size > self._max_bytes:
             limit = self._max_bytes / 2**20
@@ -147,7 +216,7 @@ class Documents:
             )
             return []
         try:
-            data = path.read_bytes() if data is None else data
+            data = _read_bytes(path) if data is None else data
             document = extract(fmt, data, rel)
         except OSError as exc:
             self.skipped.append(Skipped(rel, f"unreadable ({exc.strerror or exc})"))
@@ -184,8 +253,13 @@ class Documents:
         return lines
 
 
-def _size(path: Path) -> int:
+def _size(path: str) -> int:
     try:
-        return path.stat().st_size
+        return os.stat(path).st_size
     except OSError:
         return 0
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()

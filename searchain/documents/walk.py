@@ -37,12 +37,15 @@ class Found:
     root: Path
     """The folder every path is relative to: the one folder given, else the given paths'
     deepest common folder."""
-    files: list[tuple[str, Path, str]] = field(default_factory=list)
-    """``(relative path, path, format)`` of each document, in walk order."""
+    files: list[tuple[str, str, str]] = field(default_factory=list)
+    """``(relative path, path, format)`` of each document, in walk order (the path a string:
+    a hundred thousand ``Path`` objects cost a walk more than its system calls)."""
     skipped: list[Skipped] = field(default_factory=list)
     """Entries that could not be walked or opened (loops, broken links, unreadable folders)."""
     ignored: Counter[str] = field(default_factory=Counter)
     """Files of other types, by their ending (``.png``; ``(none)`` for a name without one)."""
+    sizes: dict[str, int] = field(default_factory=dict)
+    """Each document's size in bytes, by relative path (from the walk's own ``stat``)."""
 
 
 def root_of(paths: Sequence[Path]) -> Path:
@@ -91,7 +94,8 @@ def walk(
         if path.is_dir():
             _walk_folder(Path(os.path.abspath(path)), found, seen, include, exclude)
         else:
-            _add(Path(os.path.abspath(path)), found, include, exclude, named=True)
+            whole = Path(os.path.abspath(path))
+            _add(whole, _relative(whole, found.root), found, include, exclude, named=True)
     return found
 
 
@@ -102,35 +106,74 @@ def _relative(path: Path, root: Path) -> str:
 def _walk_folder(
     top: Path, found: Found, seen: set[Path], include: Sequence[str], exclude: Sequence[str]
 ) -> None:
-    def unreadable(error: OSError) -> None:
-        name = Path(error.filename or top)
-        found.skipped.append(
-            Skipped(_relative(name, found.root), f"unreadable folder ({error.strerror})")
-        )
+    """Walk ``top``: depth first, a folder's files before its subfolders, in name order.
 
-    for folder, dirs, files in os.walk(top, onerror=unreadable, followlinks=True):
-        here = Path(folder)
+    That is ``os.walk``'s order, with one ``scandir`` a folder and one ``stat`` a document: a
+    walk of 100,000 files, which every update pays, takes a fraction of a second.
+    """
+    base = "" if top == found.root else _relative(top, found.root) + "/"
+    folders = [(top, base)]
+    while folders:
+        here, prefix = folders.pop()
         real = here.resolve()
         if real in seen:
-            found.skipped.append(Skipped(_relative(here, found.root), "symbolic link loop"))
-            dirs.clear()
+            found.skipped.append(Skipped(prefix.rstrip("/") or here.name, "symbolic link loop"))
             continue
         seen.add(real)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for d in list(dirs):
-            problem = _link_problem(here / d)
-            if problem:
-                found.skipped.append(Skipped(_relative(here / d, found.root), problem))
-                dirs.remove(d)
-        for name in sorted(files):
-            if not name.startswith("."):
-                _add(here / name, found, include, exclude, named=False)
+        try:
+            with os.scandir(here) as listing:
+                entries = sorted(
+                    (e for e in listing if not e.name.startswith(".")), key=lambda e: e.name
+                )
+        except OSError as error:
+            found.skipped.append(
+                Skipped(prefix.rstrip("/") or here.name, f"unreadable folder ({error.strerror})")
+            )
+            continue
+        below = []
+        for entry in entries:
+            rel = prefix + entry.name
+            if _is_dir(entry):  # through a link, too
+                below.append((Path(entry.path), rel + "/"))
+            elif entry.is_symlink() or not entry.is_file():
+                _add(Path(entry.path), rel, found, include, exclude, named=False)
+            else:
+                _add_file(entry, rel, found, include, exclude)
+        folders += reversed(below)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder, or a link to one (a link loop is none: :func:`_add` names it)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _add_file(
+    entry: os.DirEntry[str], rel: str, found: Found, include: Sequence[str], exclude: Sequence[str]
+) -> None:
+    """A regular file met in a folder (the walk's fast path: no path objects until it counts)."""
+    if not _wanted(rel, include, exclude):
+        return
+    fmt = format_of(entry.name)
+    if fmt is None:
+        dot = entry.name.rfind(".")
+        found.ignored[entry.name[dot:].lower() if dot > 0 else "(none)"] += 1
+        return
+    found.files.append((rel, entry.path, fmt))
+    found.sizes[rel] = entry.stat().st_size
 
 
 def _add(
-    path: Path, found: Found, include: Sequence[str], exclude: Sequence[str], *, named: bool
+    path: Path,
+    rel: str,
+    found: Found,
+    include: Sequence[str],
+    exclude: Sequence[str],
+    *,
+    named: bool,
 ) -> None:
-    rel = _relative(path, found.root)
     if not named and not _wanted(rel, include, exclude):
         return
     fmt = format_of(path.name)
@@ -144,4 +187,5 @@ def _add(
     elif not path.is_file():
         found.skipped.append(Skipped(rel, "not a regular file"))
     else:
-        found.files.append((rel, path, fmt))
+        found.files.append((rel, str(path), fmt))
+        found.sizes[rel] = path.stat().st_size

@@ -423,3 +423,35 @@ def test_documents_keep_their_sources_in_elasticsearch(es_url, tmp_path):
     assert found.source.cite() == "painters.pdf, p. 3"
     (guide,) = retriever(es_url, "documents-test").search("start scripts server.sh", 1)
     assert guide.source is not None and guide.source.anchor == "start-it"
+
+
+def test_an_update_upserts_and_deletes_by_document_as_a_fresh_build_scores(es_url, tmp_path):
+    from tests.documents import write_folder
+
+    folder = write_folder(tmp_path / "archive")
+    cli = [sys.executable, "-m", "searchain", "index", "--backend", "elasticsearch",
+           "--es-url", es_url]  # fmt: skip
+    built = subprocess.run([*cli, str(folder), "--es-index", "upd", "--overwrite"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert built.returncode == 3, built.stderr
+    (folder / "guides" / "server.md").write_text("# Team server\n\n## Stop it\n\nRun stop.\n")
+    (folder / "notes.docx").unlink()
+    (folder / "added.md").write_text("# Added\n\nA new page about frescoes in Padua.\n")
+    done = subprocess.run([*cli, "--es-index", "upd", "--update"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "updated Elasticsearch index upd at " in done.stderr
+    assert "1 added, 1 changed, 1 removed, 3 unchanged (8 passages)" in done.stderr
+    fresh = subprocess.run([*cli, str(folder), "--es-index", "upd-fresh", "--overwrite"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert fresh.returncode == 3, fresh.stderr
+    updated, rebuilt = retriever(es_url, "upd"), retriever(es_url, "upd-fresh")
+    for query in ["team server stop", "frescoes padua", "budget approved march", "giotto"]:
+        got = [(p.id, p.score) for p in updated.search(query, 10)]
+        want = [(p.id, p.score) for p in rebuilt.search(query, 10)]
+        assert [i for i, _ in got] == [i for i, _ in want], query
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-6), query
+    assert not updated.search("budget approved march", 10)  # notes.docx's passages are gone
+    again = subprocess.run([*cli, "--es-index", "upd", "--update"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert "up to date Elasticsearch index upd" in again.stderr, again.stderr

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict
 from typing import Any, TypeVar
 
+from searchain.documents.collection import Documents
 from searchain.redact import redact_url
 from searchain.tools.retrieval.elastic_bulk import bulk_load
 from searchain.tools.retrieval.elastic_client import (
@@ -39,13 +39,18 @@ from searchain.tools.retrieval.elastic_client import (
     shard_failure,
     transient,
 )
+from searchain.tools.retrieval.elastic_documents import (
+    DOCUMENT_FIELD,
+    DOCUMENT_HASH_FIELD,
+    SOURCE_FIELD,
+    document_actions,
+)
 from searchain.tools.retrieval.fields import lookup
 from searchain.types import Passage, Source
 
 BUILT_BY = "searchain"
 """``_meta.built_by`` of the indexes searchain creates."""
-SOURCE_FIELD = "source"
-"""Where a documents index keeps each passage's file, page and section (stored, not searched)."""
+
 ANALYZERS = ("standard", "english")
 T = TypeVar("T")
 
@@ -260,7 +265,16 @@ class ElasticRetriever:
                 "--es-index"
             )
         physical = f"{alias}-{time.time_ns() // 1_000_000}"
-        self._create(physical, k1=k1, b=b, analyzer=analyzer, shards=shards, replicas=replicas)
+        documents = passages.settings() if isinstance(passages, Documents) else None
+        self._create(
+            physical,
+            k1=k1,
+            b=b,
+            analyzer=analyzer,
+            shards=shards,
+            replicas=replicas,
+            documents=documents,
+        )
         indexed = 0
         try:
             indexed = bulk_load(
@@ -301,16 +315,29 @@ class ElasticRetriever:
         return [] if found.meta.status == 404 else sorted(found.body)
 
     def _create(
-        self, name: str, *, k1: float, b: float, analyzer: str, shards: int, replicas: int
+        self,
+        name: str,
+        *,
+        k1: float,
+        b: float,
+        analyzer: str,
+        shards: int,
+        replicas: int,
+        documents: dict[str, Any] | None = None,
     ) -> None:
         field = {"type": "text", "similarity": "searchain_bm25", "analyzer": analyzer}
+        meta: dict[str, Any] = {"built_by": BUILT_BY}
+        if documents is not None:  # what --update walks again
+            meta["documents"] = documents
         mappings = {
-            "_meta": {"built_by": BUILT_BY},
+            "_meta": meta,
             "properties": {
                 "title": {**field, "copy_to": "content"},
                 "text": {**field, "copy_to": "content"},
                 "content": field,
                 SOURCE_FIELD: {"type": "object", "enabled": False},  # stored, never searched
+                DOCUMENT_FIELD: {"type": "keyword"},  # what an update deletes by
+                DOCUMENT_HASH_FIELD: {"type": "keyword"},
             },
         }
         settings = {
@@ -319,6 +346,8 @@ class ElasticRetriever:
             "refresh_interval": "-1",  # no refreshes while bulk loading; set back after
             "similarity": {"searchain_bm25": {"type": "BM25", "k1": k1, "b": b}},
         }
+        if documents is not None:  # an update's expunge merges any segment with a deletion
+            settings["merge.policy.expunge_deletes_allowed"] = 0
         try:
             self._call(
                 "create index",
@@ -339,11 +368,11 @@ class ElasticRetriever:
 
     @staticmethod
     def _actions(index: str, passages: Iterable[Passage]) -> Iterator[dict[str, Any]]:
+        if isinstance(passages, Documents):
+            yield from document_actions(index, passages.by_file())
+            return
         for p in passages:
-            body: dict[str, Any] = {"title": p.title, "text": p.text}
-            if p.source is not None:
-                body[SOURCE_FIELD] = asdict(p.source)
-            yield {"_index": index, "_id": p.id, "_source": body}
+            yield {"_index": index, "_id": p.id, "_source": {"title": p.title, "text": p.text}}
 
 
 def _mapped_fields(properties: dict[str, Any], prefix: str = "") -> list[str]:

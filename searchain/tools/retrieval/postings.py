@@ -93,3 +93,55 @@ def place_runs(
         out_docs[at : at + n] = docs[starts[j] : starts[j + 1]]
         out_tfs[at : at + n] = tfs[starts[j] : starts[j + 1]]
         cursor[t] = at + n
+
+
+@numba.njit(cache=True, nogil=True)
+def merge_postings(
+    indptr: np.ndarray,
+    docs: np.ndarray,
+    tfs: np.ndarray,
+    remap: np.ndarray,
+    run_terms: np.ndarray,
+    starts: np.ndarray,
+    new_docs: np.ndarray,
+    new_tfs: np.ndarray,
+    n_terms: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An index's postings renumbered and merged with new ones: ``(indptr, docs, tfs)``.
+
+    The old postings (CSC: term ``t``'s passages ``docs[indptr[t]:indptr[t + 1]]``, ascending)
+    are renumbered by ``remap`` (-1: removed, dropped); new term ``run_terms[j]``'s passages are
+    ``new_docs[starts[j]:starts[j + 1]]``, already numbered and ascending. Each term's merged
+    list stays ascending, because ``remap`` keeps the old passages' order. One pass, no
+    temporaries beyond the output.
+    """
+    out_indptr = np.zeros(n_terms + 1, np.int64)
+    out_docs = np.empty(len(docs) + len(new_docs), np.int32)
+    out_tfs = np.empty(len(docs) + len(new_docs), np.uint16)
+    n_old = len(indptr) - 1
+    j = 0
+    at = 0
+    for t in range(n_terms):
+        i, end = 0, 0
+        if t < n_old:
+            i, end = indptr[t], indptr[t + 1]
+        k, stop = 0, 0
+        if j < len(run_terms) and run_terms[j] == t:
+            k, stop = starts[j], starts[j + 1]
+            j += 1
+        while i < end or k < stop:
+            old = remap[docs[i]] if i < end else -1
+            if i < end and old < 0:
+                i += 1  # a removed passage
+            elif k < stop and (i >= end or new_docs[k] < old):
+                out_docs[at] = new_docs[k]
+                out_tfs[at] = new_tfs[k]
+                at += 1
+                k += 1
+            else:
+                out_docs[at] = old
+                out_tfs[at] = tfs[i]
+                at += 1
+                i += 1
+        out_indptr[t + 1] = at
+    return out_indptr, out_docs[:at], out_tfs[:at]

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from searchain.documents.collection import Documents, Indexed, content_hash
+from searchain.documents.collection import Changes, Documents, Indexed
+from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.bm25 import MANIFEST, BM25Index, damaged
 from searchain.tools.retrieval.corpus import CorpusError
 from searchain.tools.retrieval.index_files import (
@@ -45,31 +46,6 @@ from searchain.tools.retrieval.index_files import (
 from searchain.tools.retrieval.segments import TF, bm25_idf, bm25_norm, write_tables
 from searchain.tools.retrieval.workers import BATCH
 from searchain.types import Passage
-
-
-@dataclass(frozen=True)
-class Changes:
-    """What an update did, in documents."""
-
-    added: int
-    """Files new to the index."""
-    changed: int
-    """Files whose content changed: read again."""
-    removed: int
-    """Files the index held that are gone, or can no longer be read."""
-    kept: int
-    """Files unchanged: not read again."""
-
-    @property
-    def any(self) -> bool:
-        """Whether anything changed."""
-        return bool(self.added or self.changed or self.removed)
-
-    def __str__(self) -> str:
-        return (
-            f"{self.added} added, {self.changed} changed, {self.removed} removed, "
-            f"{self.kept} unchanged"
-        )
 
 
 @dataclass
@@ -160,30 +136,14 @@ version's first passage, or the passages just read)."""
 def _plan(
     documents: Documents, old: _Old, progress: Callable[[int], None] | None
 ) -> tuple[Plan, Changes]:
-    """Hash every file; read the new and changed ones."""
-    held = {d["path"]: d for d in old.table}
-    plan: Plan = []
-    added = changed = 0
-    for rel, file, fmt in documents.files:
-        try:
-            data = file.read_bytes()
-        except OSError:
-            data = None  # read_file says why, and the document leaves the index
-        before = held.get(rel)
-        if data is not None and before is not None and before["sha256"] == content_hash(data):
-            plan.append((documents.keep(Indexed(rel, before["sha256"], before["passages"])),
-                         old.starts[rel]))  # fmt: skip
-        else:
-            passages = documents.read_file(rel, file, fmt, data)
-            if passages:
-                plan.append((documents.indexed[-1], passages))
-                added += before is None
-                changed += before is not None
-        if progress:
-            progress(documents.passages)
-    live = {record.path for record, _ in plan}
-    removed = sum(1 for d in old.table if d["path"] not in live)
-    return plan, Changes(added, changed, removed, len(plan) - added - changed)
+    """What each live document brings: its old passages (where they start) or new ones."""
+    held = {d["path"]: (d["sha256"], d["passages"]) for d in old.table}
+    compared, changes = documents.compare(held, progress)
+    plan: Plan = [
+        (record, old.starts[record.path] if passages is None else passages)
+        for record, passages in compared
+    ]
+    return plan, changes
 
 
 def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
@@ -192,7 +152,7 @@ def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     vocab = json.loads((old.path / "bm25" / "vocab.index.json").read_text(encoding="utf-8"))
     remap, new_ids, n_docs = _numbering(plan, old.passages)
     tokens, lengths, lines = _encode(plan, manifest["tokenizer"], vocab)
-    old_lengths = np.load(old.path / LENGTHS)
+    old_lengths = npy.load(old.path / LENGTHS)
     all_lengths = np.empty(n_docs, np.int32)
     kept = remap >= 0
     all_lengths[remap[kept]] = old_lengths[kept]
@@ -250,23 +210,42 @@ def _encode(
 
 
 def _write_passages(tmp: Path, old: Path, plan: Plan, lines: Sequence[bytes], n_docs: int) -> None:
-    """The passage store in the new order: kept runs copied byte for byte, new lines written."""
-    offsets_old = np.load(old / "offsets.npy", mmap_mode="r")
-    offsets = np.zeros(n_docs + 1, np.int64)
+    """The passage store in the new order: kept runs copied byte for byte, new lines written.
+
+    Consecutive kept documents are one run of the old store, copied in one call.
+    """
+    offsets_old = npy.load(old / "offsets.npy", mmap=True)
+    sizes = np.empty(n_docs, np.int64)  # each passage's line, in bytes
     fresh = iter(lines)
     at = 0
+    run: list[int] = []  # [old first passage, passages, new first passage] of a kept run
+
     with (old / "passages.jsonl").open("rb") as src, (tmp / "passages.jsonl").open("wb") as out:
+
+        def copy_run() -> None:
+            if run:
+                first, count, to = run
+                start, end = int(offsets_old[first]), int(offsets_old[first + count])
+                _copy(src, out, start, end - start)
+                sizes[to : to + count] = np.diff(offsets_old[first : first + count + 1])
+                run.clear()
+
         for record, source in plan:
             if isinstance(source, int):
-                start, end = int(offsets_old[source]), int(offsets_old[source + record.passages])
-                _copy(src, out, start, end - start)
-                run = offsets_old[source + 1 : source + record.passages + 1] - start
+                if run and run[0] + run[1] == source:
+                    run[1] += record.passages
+                else:
+                    copy_run()
+                    run[:] = [source, record.passages, at]
             else:
+                copy_run()
                 chunk = [next(fresh) for _ in source]
                 out.write(b"".join(chunk))
-                run = np.cumsum([len(line) for line in chunk])
-            offsets[at + 1 : at + record.passages + 1] = offsets[at] + run
+                sizes[at : at + record.passages] = [len(line) for line in chunk]
             at += record.passages
+        copy_run()
+    offsets = np.zeros(n_docs + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
     np.save(tmp / "offsets.npy", offsets)
 
 
@@ -293,43 +272,36 @@ def _merge_matrix(
 ) -> None:
     """The score matrix of the live passages (see the module).
 
-    Kept postings are renumbered, new ones inserted where their (term, passage) sorts, and every
-    score is computed again.
+    Kept postings are renumbered and new ones merged in, term by term, in one pass
+    (:func:`.postings.merge_postings`); every score is computed again.
     """
-    from searchain.tools.retrieval.postings import count_postings  # numba: builds only
+    from searchain.tools.retrieval.postings import count_postings, merge_postings  # numba
 
-    indptr_old = np.load(old / "indptr.csc.index.npy")
-    indices_old = np.load(old / "indices.csc.index.npy", mmap_mode="r")
-    tf_old = np.load(old / TF, mmap_mode="r")
-    terms_old = np.repeat(np.arange(len(indptr_old) - 1, dtype=np.int32), np.diff(indptr_old))
-    docs = remap[indices_old]
-    kept = docs >= 0
-    terms_k, docs_k, tf_k = terms_old[kept], docs[kept], np.asarray(tf_old)[kept]
-    del terms_old, docs, kept
     run_terms, starts, local, tfs = count_postings(tokens, lengths, 0, len(vocab))
-    terms_n = np.repeat(run_terms, np.diff(starts)).astype(np.int32)
-    docs_n = new_ids[local]
-    n_docs = len(all_lengths)
-    at = np.searchsorted(
-        terms_k.astype(np.int64) * n_docs + docs_k, terms_n.astype(np.int64) * n_docs + docs_n
+    indptr, docs, tf = merge_postings(
+        npy.load(old / "indptr.csc.index.npy"),
+        npy.load(old / "indices.csc.index.npy", mmap=True),
+        npy.load(old / TF, mmap=True),
+        remap,
+        run_terms,
+        starts,
+        new_ids[local],
+        tfs.astype(np.uint16),
+        len(vocab),
     )
-    terms = np.insert(terms_k, at, terms_n)
-    docs = np.insert(docs_k, at, docs_n)
-    tf = np.insert(tf_k, at, tfs.astype(np.uint16))
-    del terms_k, docs_k, tf_k
-    df = np.bincount(terms, minlength=len(vocab))
-    indptr = np.zeros(len(vocab) + 1, np.int64)
-    np.cumsum(df, out=indptr[1:])
+    n_docs = len(all_lengths)
+    df = np.diff(indptr)
     k1, b = manifest["k1"], manifest["b"]
     tf_f = tf.astype(np.float32)
-    scores = bm25_idf(df, n_docs)[terms] * tf_f / (bm25_norm(all_lengths, k1, b)[docs] + tf_f)
-    del tf_f
+    idf = np.repeat(bm25_idf(df, n_docs), df)  # each posting's term's, as idf[terms] is
+    scores = idf * tf_f / (bm25_norm(all_lengths, k1, b)[docs] + tf_f)
+    del tf_f, idf
     term_max = np.zeros(len(vocab), np.float32)
     present = np.flatnonzero(df)
     if len(present):
         term_max[present] = np.maximum.reduceat(scores, indptr[present])
-    np.save(directory / "data.csc.index.npy", scores.astype(np.float32))
-    np.save(directory / "indices.csc.index.npy", docs.astype(np.int32))
+    np.save(directory / "data.csc.index.npy", scores)
+    np.save(directory / "indices.csc.index.npy", docs)
     np.save(directory / "indptr.csc.index.npy", indptr)
     np.save(directory / TF, tf)
     write_tables(directory, vocab, term_max, n_docs, k1, b)

@@ -123,10 +123,6 @@ class Documents:
         """Bytes of the files read so far."""
         return self._done
 
-    def text_bytes(self) -> int:
-        """An upper bound on the text's size (the files' bytes), for the disk check."""
-        return self.size
-
     def settings(self) -> dict[str, Any]:
         """What an update needs to walk and split the same way (kept in the index's manifest)."""
         return {
@@ -175,21 +171,18 @@ class Documents:
     ) -> tuple[Compared, Changes]:
         """The files against what an index holds (``{path: (sha256, passages)}``).
 
-        Every file is hashed; only the new and changed ones are read. ``progress`` is called
-        with the passages counted so far.
+        Every file is hashed; only the new and changed ones are read. (Hashing in threads is
+        slower: a document is a few kilobytes, and the work per file is Python's.) ``progress``
+        is called with the passages counted so far.
         """
         compared: Compared = []
         added = changed = 0
         for rel, path, fmt in self.files:
-            try:
-                data: bytes | None = _read_bytes(path)
-            except OSError:
-                data = None  # read_file says why, and the document leaves the index
-            before = held.get(rel)
-            if data is not None and before is not None and before[0] == content_hash(data):
+            sha, before = _file_hash(path), held.get(rel)
+            if sha is not None and before is not None and before[0] == sha:
                 compared.append((self.keep(Indexed(rel, *before)), None))
             else:
-                passages = self.read_file(rel, path, fmt, data)
+                passages = self.read_file(rel, path, fmt)
                 if passages:
                     compared.append((self.indexed[-1], passages))
                     added += before is None
@@ -258,6 +251,18 @@ def _size(path: str) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0
+
+
+def _file_hash(path: str) -> str | None:
+    """A file's :func:`content_hash`, read in blocks; None if it cannot be read now."""
+    sha = hashlib.sha256()
+    try:
+        with open(path, "rb") as file:
+            while block := file.read(1 << 20):
+                sha.update(block)
+    except OSError:
+        return None  # read_file says why, and the document leaves the index
+    return sha.hexdigest()
 
 
 def _read_bytes(path: str) -> bytes:

@@ -150,16 +150,35 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
+def _document(
+    name: str,
+    rel: str,
+    found: Found,
+    include: Sequence[str],
+    exclude: Sequence[str],
+    *,
+    named: bool,
+) -> str | None:
+    """The format of a file the walk takes; None for one it does not.
+
+    The globs leave a file out (never one named on the command line); a file of another type
+    is counted by its ending.
+    """
+    if not named and not _wanted(rel, include, exclude):
+        return None
+    fmt = format_of(name)
+    if fmt is None:
+        dot = name.rfind(".")
+        found.ignored[name[dot:].lower() if dot > 0 else "(none)"] += 1
+    return fmt
+
+
 def _add_file(
     entry: os.DirEntry[str], rel: str, found: Found, include: Sequence[str], exclude: Sequence[str]
 ) -> None:
     """A regular file met in a folder (the walk's fast path: no path objects until it counts)."""
-    if not _wanted(rel, include, exclude):
-        return
-    fmt = format_of(entry.name)
+    fmt = _document(entry.name, rel, found, include, exclude, named=False)
     if fmt is None:
-        dot = entry.name.rfind(".")
-        found.ignored[entry.name[dot:].lower() if dot > 0 else "(none)"] += 1
         return
     found.files.append((rel, entry.path, fmt))
     found.sizes[rel] = entry.stat().st_size
@@ -174,12 +193,8 @@ def _add(
     *,
     named: bool,
 ) -> None:
-    if not named and not _wanted(rel, include, exclude):
-        return
-    fmt = format_of(path.name)
+    fmt = _document(path.name, rel, found, include, exclude, named=named)
     if fmt is None:
-        dot = path.name.rfind(".")
-        found.ignored[path.name[dot:].lower() if dot > 0 else "(none)"] += 1
         return
     problem = _link_problem(path)
     if problem:

@@ -338,7 +338,7 @@ class BM25Index:
                 )
                 raise FileExistsError(f"{path} already exists: {hint}")
             documents = passages if isinstance(passages, Documents) else None
-            if isinstance(passages, Corpus | Documents):
+            if isinstance(passages, Corpus):  # a PDF's bytes say little of its text's size
                 check_space(path, passages.text_bytes())
             # The build's machinery compiles with numba: imported here, never by opening an index.
             from searchain.tools.retrieval.encode import TermMap

@@ -33,6 +33,7 @@ import re
 import shutil
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -156,11 +157,17 @@ def digest(path: Path) -> str:
 
 
 def file_table(root: Path, manifest_name: str) -> dict[str, list[Any]]:
-    """``{relative path: [size, sha256]}`` for every file under ``root`` but the manifest."""
+    """``{relative path: [size, sha256]}`` for every file under ``root`` but the manifest.
+
+    Files are hashed on every core (hashlib lets go of the GIL on large blocks): an index's
+    gigabytes are checksummed by each build and update.
+    """
+    files = [f for f in sorted(root.rglob("*")) if f.is_file() and f.name != manifest_name]
+    with ThreadPoolExecutor(len(os.sched_getaffinity(0)), "searchain-digest") as pool:
+        sums = list(pool.map(digest, files))
     return {
-        file.relative_to(root).as_posix(): [file.stat().st_size, digest(file)]
-        for file in sorted(root.rglob("*"))
-        if file.is_file() and file.name != manifest_name
+        file.relative_to(root).as_posix(): [file.stat().st_size, sha]
+        for file, sha in zip(files, sums, strict=True)
     }
 
 

@@ -275,7 +275,11 @@ def _merge_matrix(
     Kept postings are renumbered and new ones merged in, term by term, in one pass
     (:func:`.postings.merge_postings`); every score is computed again.
     """
-    from searchain.tools.retrieval.postings import count_postings, merge_postings  # numba
+    from searchain.tools.retrieval.postings import (  # numba: builds and updates only
+        count_postings,
+        merge_postings,
+        score_postings,
+    )
 
     run_terms, starts, local, tfs = count_postings(tokens, lengths, 0, len(vocab))
     indptr, docs, tf = merge_postings(
@@ -292,14 +296,9 @@ def _merge_matrix(
     n_docs = len(all_lengths)
     df = np.diff(indptr)
     k1, b = manifest["k1"], manifest["b"]
-    tf_f = tf.astype(np.float32)
-    idf = np.repeat(bm25_idf(df, n_docs), df)  # each posting's term's, as idf[terms] is
-    scores = idf * tf_f / (bm25_norm(all_lengths, k1, b)[docs] + tf_f)
-    del tf_f, idf
-    term_max = np.zeros(len(vocab), np.float32)
-    present = np.flatnonzero(df)
-    if len(present):
-        term_max[present] = np.maximum.reduceat(scores, indptr[present])
+    scores, term_max = score_postings(
+        indptr, docs, tf, bm25_idf(df, n_docs), bm25_norm(all_lengths, k1, b)
+    )
     np.save(directory / "data.csc.index.npy", scores)
     np.save(directory / "indices.csc.index.npy", docs)
     np.save(directory / "indptr.csc.index.npy", indptr)

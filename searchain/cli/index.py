@@ -128,12 +128,6 @@ def index(
     from searchain.tools.retrieval.bm25 import BM25Index
     from searchain.tools.retrieval.segments import parse_size
 
-    if verify is not None:
-        if paths or demo:
-            raise ValueError("--verify DIR checks an index; give no corpus with it")
-        out.print(BM25Index.verify(verify))
-        return
-    check_backend(backend)
     document_options = {
         "--include": bool(include),
         "--exclude": bool(exclude),
@@ -141,6 +135,12 @@ def index(
         "--overlap": overlap != 0,
         "--max-file-size": max_file_size != MAX_FILE_SIZE,
     }
+    if verify is not None:
+        if paths or demo or update or any(document_options.values()):
+            raise ValueError("--verify DIR checks an index; give no corpus or documents with it")
+        out.print(BM25Index.verify(verify))
+        return
+    check_backend(backend)
     if update:
         given = {
             **document_options,

@@ -140,3 +140,26 @@ def test_what_only_documents_take_is_refused_for_a_corpus(tmp_path):
     one_line_error(done, "photo.png is neither a corpus file", "nor a document: PDF, HTML")
     done = searchain("index", str(tmp_path), "--format", "tsv", "--index", str(tmp_path / "i"))
     one_line_error(done, "--format names a corpus file's format: documents need none")
+
+
+def test_update_from_the_command_line_and_what_it_refuses(tmp_path):
+    folder = write_folder(tmp_path / "archive")
+    index = tmp_path / "index"
+    assert searchain("index", str(folder), "--index", str(index)).returncode == 3
+    (folder / "readme.txt").write_text("Plain notes, rewritten.\n")
+    (folder / "notes.docx").unlink()
+    (folder / "added.md").write_text("# Added\n\nA new page.\n")
+    done = searchain("index", str(folder), "--index", str(index), "--update")
+    assert done.returncode == 0, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"updated {index}: 1 added, 1 changed, 1 removed, 3 unchanged (")
+    again = searchain("index", "--index", str(index), "--update")  # the paths are remembered
+    assert again.stderr.strip().splitlines()[-1].startswith(f"up to date {index}: 0 added")
+    for extra, said in [
+        (["--include", "*.md"], "--include: --update brings a documents index up to date"),
+        (["--overwrite"], "--overwrite: --update brings a documents index up to date"),
+        ([str(tmp_path)], "--update walks those again (give them, or no path)"),
+    ]:
+        one_line_error(searchain("index", "--index", str(index), "--update", *extra), said)
+    refused = searchain("index", "--verify", str(index), "--update")
+    one_line_error(refused, "--verify DIR checks an index; give no corpus or documents with it")

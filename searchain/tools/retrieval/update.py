@@ -4,7 +4,7 @@ The folder is walked again with the settings the index was built with, and each 
 hash is compared with the index's record (``documents.json``): a file whose hash is unchanged
 keeps its passages, its postings and its place; a new or changed file is read, split and
 tokenised — the costly part of a build, paid for it alone; a file that is gone (or now skipped)
-loses its passages. The new version is then merged in one pass over the postings, in NumPy:
+loses its passages. The new version is then merged in one pass over the postings (numba):
 kept postings renumbered, the new ones inserted where a build would have put them (documents in
 walk order), and every score computed again from the term frequencies and passage lengths the
 index keeps, since BM25's statistics (passages, document frequencies, average length) are those

@@ -50,7 +50,7 @@ def index(
     paths: Annotated[
         list[Path] | None,
         typer.Argument(
-            metavar="PATH...",
+            metavar="PATH",
             help="A corpus file (JSON lines {id, title, text}, BEIR corpus.jsonl or DPR TSV; "
             "plain, gzip, bz2 or zstd), or documents: PDF, HTML, Markdown, DOCX and text files, "
             "and folders of them (walked recursively).",

@@ -106,10 +106,11 @@ def test_bad_index_settings_are_refused_before_the_good_index_is_touched(
     assert sorted(p.name for p in demo_index.iterdir()) == before
 
 
-def test_a_directory_given_as_corpus_is_named_as_one(tmp_path):
-    one_line_error(
-        searchain("index", str(tmp_path), "--index", str(tmp_path / "i")), "is a directory"
-    )
+def test_a_folder_without_documents_is_named_as_one(tmp_path):
+    (tmp_path / "photo.png").write_bytes(b"\x89PNG")
+    done = searchain("index", str(tmp_path), "--index", str(tmp_path / "i"))
+    one_line_error(done, "nothing to index: left out 1 file of other types (1 .png)")
+    assert not (tmp_path / "i").exists()
 
 
 def test_missing_index_and_blank_question(tmp_path, demo_index):

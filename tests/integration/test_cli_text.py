@@ -21,7 +21,7 @@ def test_usage_lines_help_and_the_version_name_what_is_taken():
     `--workers`; there was no `--version`."""
     usages = {
         "ask": "Usage: python -m searchain ask [OPTIONS] QUESTION",
-        "index": "Usage: python -m searchain index [OPTIONS] [CORPUS]",
+        "index": "Usage: python -m searchain index [OPTIONS] [PATH...]",
         "report": "Usage: python -m searchain report [OPTIONS] RESULTS...",
         "edit": "Usage: python -m searchain edit [OPTIONS] THREAD NODE",
         "show": "Usage: python -m searchain show [OPTIONS] THREAD",

@@ -380,3 +380,41 @@ def test_a_legacy_thread_paused_before_any_feedback_takes_the_new_message():
     asked = HumanMessage(Q3, id="new")  # sent by the chat to a thread paused on a correction
     update = receive(legacy_state(accepted=False, last=asked))
     assert update["question"] == Q3 and update["asked_id"] == "new"
+
+
+PDF_BLOCK = {"type": "file", "mimeType": "application/pdf", "data": "JVBERi0xLjQK",
+             "metadata": {"filename": "report.pdf"}}  # fmt: skip
+"""What Agent Chat UI's "Upload PDF or Image" adds to the message."""
+
+
+@pytest.mark.parametrize(
+    ("blocks", "named"),
+    [
+        ([PDF_BLOCK], "a file block (report.pdf)"),
+        (
+            [
+                {
+                    "type": "image",
+                    "mimeType": "image/png",
+                    "data": "iVBO",
+                    "metadata": {"name": "a.png"},
+                }
+            ],
+            "an image block (a.png)",
+        ),
+        (
+            [{"type": "file", "source_type": "base64", "mime_type": "text/plain", "data": "aGk="}],
+            "a file block:",
+        ),
+    ],
+    ids=["agent-chat-ui-pdf", "agent-chat-ui-image", "langchain-legacy-file"],
+)
+def test_a_file_sent_with_the_question_is_refused_never_dropped(ctx, blocks, named):
+    """Issue 43: the upload's block was dropped and the question answered as if it had none."""
+    asked = HumanMessage([{"type": "text", "text": Q}, *blocks])
+    with pytest.raises(ValueError, match="does not yet read files sent in a message") as refused:
+        build_graph().invoke({"messages": [asked]}, context=ctx([GOOD_CHAIN, TRACE]))
+    assert named in str(refused.value)
+    text_only = HumanMessage([{"type": "text", "text": Q}, " "])  # blocks of text are read
+    out = build_graph().invoke({"messages": [text_only]}, context=ctx([GOOD_CHAIN, TRACE]))
+    assert out["question"] == Q

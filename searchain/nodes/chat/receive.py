@@ -15,6 +15,7 @@ from searchain.conversation import (
     migration,
     new_reply_id,
     text_of,
+    unread_blocks,
 )
 from searchain.state import State, unreasoned
 
@@ -60,6 +61,9 @@ def receive(state: Any) -> dict[str, Any]:
     if asked is None and not isinstance(state.question, Given):
         raise ValueError(unasked(state))
     if asked is not None:
+        unread = unread_blocks(asked)
+        if unread:
+            raise ValueError(unread)
         question = text_of(asked)
         if searchain and not state.history and not state.question_asked:
             history = earlier_turns(state.messages[:-1])

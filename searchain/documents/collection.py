@@ -105,8 +105,6 @@ class Documents:
         """Files that gave passages so far."""
         self.passages = 0
         """Passages so far."""
-        self.pages = 0
-        """PDF pages read so far."""
         self.sizes = found.sizes
         """Each document's size in bytes when walked, by relative path."""
         self.size = sum(self.sizes.values())
@@ -218,7 +216,6 @@ class Documents:
             self.skipped.append(Skipped(rel, str(exc)))
             return []
         self.read += 1
-        self.pages += document.pages
         if document.empty_pages:
             pages = ", ".join(map(str, document.empty_pages))
             where = f"{rel} p. {pages}" if len(document.empty_pages) == 1 else f"{rel} pp. {pages}"

@@ -35,8 +35,6 @@ class Extracted:
     """Its text in order, cut where passages must not cross."""
     empty_pages: list[int] = field(default_factory=list)
     """PDF pages with no text layer (scanned images: searchain does no OCR)."""
-    pages: int = 0
-    """Pages in a PDF; 0 for other formats."""
 
 
 HEADING_JOIN = " › "

@@ -39,11 +39,10 @@ def extract(data: bytes, name: str) -> Extracted:
             else:
                 empty.append(number)
         title = (pdf.get_metadata_dict().get("Title") or "").strip()
-        pages = len(pdf)
     except pypdfium2.PdfiumError as exc:
         raise Unreadable(f"not a readable PDF ({exc})") from None
     finally:
         pdf.close()
     if not sections:
         raise Unreadable("no text layer (scanned pages? searchain does no OCR)")
-    return Extracted(clean_text(title) or file_title(name), sections, empty, pages)
+    return Extracted(clean_text(title) or file_title(name), sections, empty)

@@ -17,7 +17,7 @@ def test_each_page_is_a_section_and_a_scanned_page_is_named():
     )
     assert document.title == "Painters of Florence"
     assert [s.page for s in document.sections] == [1, 3]
-    assert document.empty_pages == [2] and document.pages == 3
+    assert document.empty_pages == [2]
     assert document.sections[1].text == "\n".join(PAINTERS[2])
 
 

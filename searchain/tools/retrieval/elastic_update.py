@@ -2,11 +2,11 @@
 
 The index's mapping keeps the settings it was built with (``_meta.documents``) and each passage
 its document's path and content hash (keywords), so the documents it holds are read back with a
-composite aggregation, a page of buckets at a time. A changed or removed document's passages are
-deleted by query, the new and changed documents' passages indexed (their ids, ``PATH#n``, are
-the fresh build's), and the index refreshed, then force-merged with ``only_expunge_deletes``:
-Lucene counts a deleted document in BM25's statistics until its segment is merged away, and
-here deleted passages must count nowhere.
+composite aggregation, a page of buckets at a time. A changed or removed document's passages
+are deleted (their ids found by a scroll, deleted in bulk), the new and changed documents'
+passages indexed (their ids, ``PATH#n``, are the fresh build's), and the index refreshed, then
+force-merged with ``only_expunge_deletes``: Lucene counts a deleted document in BM25's
+statistics until its segment is merged away, and here deleted passages must count nowhere.
 
 Unlike the embedded index's switch, the change is not atomic: a search during the update may
 see a changed document's passages missing for a moment (never a mix of two versions of one
@@ -23,7 +23,6 @@ from typing import Any
 from searchain.documents.collection import Changes, Documents
 from searchain.tools.retrieval.elastic import ElasticRetriever
 from searchain.tools.retrieval.elastic_bulk import bulk_load
-from searchain.tools.retrieval.elastic_client import ElasticsearchError
 from searchain.tools.retrieval.elastic_documents import (
     DOCUMENT_FIELD,
     DOCUMENT_HASH_FIELD,
@@ -128,21 +127,43 @@ def _held(retriever: ElasticRetriever) -> dict[str, tuple[str, int]]:
 
 
 def _delete(retriever: ElasticRetriever, paths: list[str]) -> None:
-    """Delete the passages of ``paths``' documents."""
-    index = retriever.settings.index
+    """Delete the passages of ``paths``' documents.
+
+    Their ids are found with a scroll and deleted in bulk, both core APIs: delete-by-query lives
+    in the ``reindex`` module, which a minimal distribution (the tests') does not have.
+    """
+    index, client = retriever.settings.index, retriever.client
     for start in range(0, len(paths), DELETE_CHUNK):
         chunk = paths[start : start + DELETE_CHUNK]
-        reply = retriever._call(
-            "delete changed documents",
-            lambda chunk=chunk: retriever.client.delete_by_query(
-                index=index,
-                query={"terms": {DOCUMENT_FIELD: chunk}},
-                refresh=True,
-                conflicts="proceed",
-            ),
-        )
-        if reply.get("failures"):
-            raise ElasticsearchError(
-                f"Elasticsearch at {retriever.url}: deleting changed documents failed: "
-                f"{reply['failures'][0]}"
+        ids = _ids_of(retriever, chunk)
+        actions = ({"_op_type": "delete", "_index": index, "_id": i} for i in ids)
+        bulk_load(client, actions, chunk_size=1000, workers=1, retries=retriever.settings.retries)
+    retriever._call("refresh", lambda: client.indices.refresh(index=index))
+
+
+def _ids_of(retriever: ElasticRetriever, paths: list[str]) -> list[str]:
+    """The ids of every passage of ``paths``' documents."""
+    client = retriever.client
+    reply = retriever._call(
+        "find changed documents",
+        lambda: client.search(
+            index=retriever.settings.index,
+            query={"terms": {DOCUMENT_FIELD: paths}},
+            source=False,
+            size=1000,
+            scroll="2m",
+        ),
+    )
+    ids: list[str] = []
+    try:
+        while reply["hits"]["hits"]:
+            ids += [hit["_id"] for hit in reply["hits"]["hits"]]
+            scroll = reply["_scroll_id"]
+            reply = retriever._call(
+                "find changed documents",
+                lambda scroll=scroll: client.scroll(scroll_id=scroll, scroll="2m"),
             )
+    finally:
+        if reply.get("_scroll_id"):
+            client.options(ignore_status=404).clear_scroll(scroll_id=reply["_scroll_id"])
+    return ids

@@ -346,8 +346,6 @@ class ElasticRetriever:
             "refresh_interval": "-1",  # no refreshes while bulk loading; set back after
             "similarity": {"searchain_bm25": {"type": "BM25", "k1": k1, "b": b}},
         }
-        if documents is not None:  # an update's expunge merges any segment with a deletion
-            settings["merge.policy.expunge_deletes_allowed"] = 0
         try:
             self._call(
                 "create index",

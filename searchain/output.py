@@ -62,7 +62,7 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 def _with_source(cls: type[T], data: dict[str, Any]) -> T:
     """A passage or reference from JSON, its ``source`` (if any) a :class:`Source` again."""
     known = _known(cls, data)
-    if isinstance(known.get("source"), dict):
+    if "source" in known:
         known["source"] = Source.of(known["source"])
     return cls(**known)
 

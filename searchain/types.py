@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,26 @@ class Source:
     """Offset just past the passage's last character, in the same text."""
 
     @classmethod
-    def of(cls, stored: dict[str, Any]) -> Source:
-        """A source from its stored JSON object; fields another release added are left out."""
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in stored.items() if k in known})
+    def of(cls, stored: object) -> Source | None:
+        """A source from its stored JSON object, or None for anything that is not one.
+
+        Fields another release added are left out; a value of the wrong type (a foreign
+        Elasticsearch index's own ``source`` field, a hand-edited result file) makes it none,
+        so a passage or page shows its id instead of failing.
+        """
+        if not isinstance(stored, dict):
+            return None
+        known = {f.name: f.type for f in fields(cls)}
+        values = {k: v for k, v in stored.items() if k in known}
+        text = ("path", "section", "anchor")
+        if not isinstance(values.get("path"), str) or not all(
+            isinstance(values.get(k, ""), str) for k in text
+        ):
+            return None
+        numbers = [values.get("start", 0), values.get("end", 0), values.get("page") or 0]
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+            return None
+        return cls(**values)
 
     def cite(self) -> str:
         """How a person finds it: ``report.pdf, p. 12`` or ``guide.md § Setup › Server``."""

@@ -147,6 +147,14 @@ def index(
             "--demo": demo,
             "--overwrite": overwrite,
             "--format": corpus_format != "auto",
+            "--k1": k1 is not None,
+            "--b": b != 0.75,
+            "--tokenizer": tokenizer != "stem",
+            "--memory": bool(memory),
+            "--workers": workers != 0,
+            "--analyzer": analyzer != "standard",
+            "--shards": shards != 1,
+            "--replicas": replicas != 0,
         }
         if any(given.values()):
             wrong = ", ".join(name for name, on in given.items() if on)

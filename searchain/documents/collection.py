@@ -176,7 +176,8 @@ class Documents:
         compared: Compared = []
         added = changed = 0
         for rel, path, fmt in self.files:
-            sha, before = _file_hash(path), held.get(rel)
+            over = self.sizes.get(rel, 0) > self._max_bytes  # skipped unread: never hashed
+            sha, before = None if over else _file_hash(path), held.get(rel)
             if sha is not None and before is not None and before[0] == sha:
                 compared.append((self.keep(Indexed(rel, *before)), None))
             else:

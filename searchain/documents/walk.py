@@ -112,12 +112,15 @@ def _walk_folder(
     walk of 100,000 files, which every update pays, takes a fraction of a second.
     """
     base = "" if top == found.root else _relative(top, found.root) + "/"
-    folders = [(top, base)]
+    folders = [(top, base, False)]
     while folders:
-        here, prefix = folders.pop()
+        here, prefix, linked = folders.pop()
         real = here.resolve()
-        if real in seen:
-            found.skipped.append(Skipped(prefix.rstrip("/") or here.name, "symbolic link loop"))
+        if real in seen:  # a folder named twice, or inside one named: walked once, quietly
+            if linked:
+                loop = real in here.parent.resolve().parents or real == here.parent.resolve()
+                reason = "symbolic link loop" if loop else "links to a folder walked already"
+                found.skipped.append(Skipped(prefix.rstrip("/"), reason))
             continue
         seen.add(real)
         try:
@@ -134,7 +137,7 @@ def _walk_folder(
         for entry in entries:
             rel = prefix + entry.name
             if _is_dir(entry):  # through a link, too
-                below.append((Path(entry.path), rel + "/"))
+                below.append((Path(entry.path), rel + "/", entry.is_symlink()))
             elif entry.is_symlink() or not entry.is_file():
                 _add(Path(entry.path), rel, found, include, exclude, named=False)
             else:
@@ -180,8 +183,9 @@ def _add_file(
     fmt = _document(entry.name, rel, found, include, exclude, named=False)
     if fmt is None:
         return
-    found.files.append((rel, entry.path, fmt))
-    found.sizes[rel] = entry.stat().st_size
+    if rel not in found.sizes:  # a file named beside its folder is indexed once
+        found.files.append((rel, entry.path, fmt))
+        found.sizes[rel] = entry.stat().st_size
 
 
 def _add(
@@ -201,6 +205,6 @@ def _add(
         found.skipped.append(Skipped(rel, problem))
     elif not path.is_file():
         found.skipped.append(Skipped(rel, "not a regular file"))
-    else:
+    elif rel not in found.sizes:  # a file named beside its folder is indexed once
         found.files.append((rel, str(path), fmt))
         found.sizes[rel] = path.stat().st_size

@@ -153,9 +153,9 @@ def _linked(result: dict[str, Any], documents: Path) -> dict[str, Any]:
 
     def link(item: dict[str, Any]) -> dict[str, Any]:
         stored = item.get("source")
-        if not isinstance(stored, dict):
-            return item
         source = Source.of(stored)
+        if source is None:
+            return item
         href = (documents / source.path).absolute().as_uri() + source.fragment()
         return {**item, "source": {**stored, "href": href}}
 
@@ -169,10 +169,12 @@ def _linked(result: dict[str, Any], documents: Path) -> dict[str, Any]:
 def _where(item: dict[str, Any]) -> str:
     """A reference's or passage's file and page (a link where its folder is known), else its id."""
     stored = item.get("source")
-    if not isinstance(stored, dict):
+    source = Source.of(stored)
+    if source is None:
         return _e(item["id"])
-    cite = _e(Source.of(stored).cite())
-    return f'<a href="{_e(stored["href"])}">{cite}</a>' if stored.get("href") else cite
+    cite = _e(source.cite())
+    href = stored.get("href") if isinstance(stored, dict) else None
+    return f'<a href="{_e(href)}">{cite}</a>' if isinstance(href, str) else cite
 
 
 def _references(q: str, references: list[dict[str, Any]]) -> str:

@@ -159,6 +159,9 @@ def test_update_from_the_command_line_and_what_it_refuses(tmp_path):
         (["--include", "*.md"], "--include: --update brings a documents index up to date"),
         (["--overwrite"], "--overwrite: --update brings a documents index up to date"),
         ([str(tmp_path)], "--update walks those again (give them, or no path)"),
+        (["--k1", "2", "--workers", "1"], "--k1, --workers: --update brings"),
+        (["--tokenizer", "standard"], "--tokenizer: --update brings"),
+        (["--backend", "elasticsearch", "--shards", "2"], "--shards: --update brings"),
     ]:
         one_line_error(searchain("index", "--index", str(index), "--update", *extra), said)
     refused = searchain("index", "--verify", str(index), "--update")

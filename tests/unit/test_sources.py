@@ -96,3 +96,18 @@ def test_a_source_reads_back_from_what_another_release_stored():
     stored = {"path": "a.md", "section": "S", "anchor": "s", "start": 0, "end": 9, "lines": [1, 2]}
     assert Source.of(stored) == Source("a.md", None, "S", "s", 0, 9)
     assert Path(Source.of(stored).path).name == "a.md"
+
+
+def test_anything_that_is_not_a_source_reads_as_none():
+    """A foreign Elasticsearch index may have its own `source` field; a result file may be
+    edited: neither stops a search or a page (the passage shows its id)."""
+    for stored in [None, "a.pdf", {"name": "Reuters"}, {"path": 3}, {"path": "a.pdf", "page": "3"},
+                   {"path": "a.pdf", "start": 1.5}, {"path": "a.pdf", "page": True},
+                   {"path": "a.pdf", "section": ["A"]}]:  # fmt: skip
+        assert Source.of(stored) is None, stored
+    assert Source.of({"path": "a.pdf", "page": None}) == Source("a.pdf")
+    page = render_page([{"question": "Q", "answer": "A", "final_content": "A [1].",
+                         "references": [{"n": 1, "node": 0, "id": "x#1", "title": "T", "text": "t",
+                                         "support": "stated", "source": {"name": "Reuters"}}],
+                         "nodes": []}], documents=Path("/docs"))  # fmt: skip
+    assert "(x#1)" in page

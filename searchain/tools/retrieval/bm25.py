@@ -144,7 +144,7 @@ class BM25Index:
             record["title"],
             record["text"],
             score,
-            Source.of(source) if source else None,
+            Source.of(source),
         )
 
     def search(self, query: str, k: int = 1) -> list[Passage]:

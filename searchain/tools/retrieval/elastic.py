@@ -177,7 +177,7 @@ class ElasticRetriever:
             str(title or ""),
             str(lookup(source, s.text_field) or ""),
             float(hit["_score"] or 0.0),
-            Source.of(origin) if isinstance(origin, dict) else None,
+            Source.of(origin),
         )
 
     def search_fields(self) -> list[str]:

@@ -81,3 +81,21 @@ def test_a_named_path_that_is_missing_or_no_document_stops_before_any_work(tmp_p
         Documents([tmp_path / "missing.pdf"])
     with pytest.raises(ValueError, match=r"photo\.png is not a document searchain reads: give PDF"):
         Documents([tmp_path / "photo.png"])
+
+
+def test_a_file_or_folder_named_twice_is_indexed_once(tmp_path):
+    root = write_folder(tmp_path / "archive")
+    for paths in ([root, root / "guides" / "server.md"], [root, root], [root / "guides", root]):
+        found = walk(paths)
+        rels = [rel for rel, _, _ in found.files]
+        assert len(rels) == len(set(rels)) == 5, paths  # ids stay unique
+        assert found.skipped == [], paths  # nothing taken for a link loop
+
+
+def test_a_second_link_to_a_folder_is_named_as_such_not_as_a_loop(tmp_path):
+    root = write_folder(tmp_path / "archive")
+    (root / "zlink").symlink_to(root / "guides", target_is_directory=True)
+    found = walk([root])
+    assert [(s.path, s.reason) for s in found.skipped] == [
+        ("zlink", "links to a folder walked already")
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -94,3 +95,12 @@ def starts_with(path: Path, marks: tuple[bytes, ...], limit: int = 1 << 20) -> b
     except OSError:
         return False
     return any(mark in head for mark in marks)
+
+
+def digest(path: str | Path) -> str:
+    """SHA-256 of a file, hex, read in blocks of 1 MiB (never whole into memory)."""
+    sha = hashlib.sha256()
+    with open(path, "rb") as data:
+        while block := data.read(1 << 20):
+            sha.update(block)
+    return sha.hexdigest()

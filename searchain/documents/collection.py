@@ -13,6 +13,7 @@ from searchain.documents.extracted import Unreadable
 from searchain.documents.formats import extract, require
 from searchain.documents.split import WORDS, check_size, split
 from searchain.documents.walk import Skipped, walk
+from searchain.files import digest
 from searchain.text import counted
 from searchain.types import Passage
 
@@ -252,15 +253,11 @@ def _size(path: str) -> int:
 
 
 def _file_hash(path: str) -> str | None:
-    """A file's :func:`content_hash`, read in blocks; None if it cannot be read now."""
-    sha = hashlib.sha256()
+    """A file's :func:`content_hash`; None if it cannot be read now (read_file says why)."""
     try:
-        with open(path, "rb") as file:
-            while block := file.read(1 << 20):
-                sha.update(block)
+        return digest(path)
     except OSError:
-        return None  # read_file says why, and the document leaves the index
-    return sha.hexdigest()
+        return None
 
 
 def _read_bytes(path: str) -> bytes:

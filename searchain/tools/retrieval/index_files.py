@@ -26,7 +26,6 @@ index checks every size and the checksums of the small files (cheap); :func:`ver
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -41,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from searchain.documents.collection import Indexed
+from searchain.files import digest
 
 MANIFEST = "searchain-index.json"
 """An index's manifest: its format, parameters, passage count and files' checksums."""
@@ -145,15 +145,6 @@ def new_version(path: Path) -> Path:
     target = _sibling(path, f"{time.time_ns()}.tmp")
     target.mkdir()
     return target
-
-
-def digest(path: Path) -> str:
-    """SHA-256 of a file, read in blocks."""
-    sha = hashlib.sha256()
-    with path.open("rb") as data:
-        while block := data.read(1 << 20):
-            sha.update(block)
-    return sha.hexdigest()
 
 
 def file_table(root: Path, manifest_name: str) -> dict[str, list[Any]]:

@@ -44,7 +44,6 @@ from searchain.tools.retrieval.index_files import (
     write_documents,
 )
 from searchain.tools.retrieval.segments import TF, bm25_idf, bm25_norm, write_tables
-from searchain.tools.retrieval.workers import BATCH
 from searchain.types import Passage
 
 
@@ -192,15 +191,18 @@ def _new_passages(plan: Plan) -> Iterator[Passage]:
 def _encode(
     plan: Plan, tokenizer: str, vocab: dict[str, int]
 ) -> tuple[np.ndarray, np.ndarray, list[bytes]]:
-    """The new passages' term ids (``vocab`` gains their new terms), lengths and stored lines."""
-    from searchain.tools.retrieval.encode import Encoder, TermMap
-    from searchain.tools.retrieval.workers import passage_records
+    """The new passages' term ids (``vocab`` gains their new terms), lengths and stored lines.
 
-    encoder, terms = Encoder(tokenizer), TermMap()
+    Encoded as a build encodes them (:func:`.workers.encoded_batches`: in this process for a
+    few thousand passages, on every core past that).
+    """
+    from searchain.tools.retrieval.encode import TermMap
+    from searchain.tools.retrieval.workers import default_workers, encoded_batches
+
+    maps: dict[int, TermMap] = {}
     tokens, lengths, lines = [], [], []
-    for records in passage_records(_new_passages(plan), BATCH):
-        batch = encoder.encode(records)
-        tokens.append(terms.resolve(batch, vocab))
+    for worker, batch in encoded_batches(_new_passages(plan), tokenizer, default_workers()):
+        tokens.append(maps.setdefault(worker, TermMap()).resolve(batch, vocab))
         lengths.append(batch.lengths)
         ends = np.cumsum(batch.line_lengths)
         lines += [batch.lines[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]

@@ -63,7 +63,7 @@ def read_frame(stream: BinaryIO) -> object | None:
     return pickle.loads(data)
 
 
-def passage_records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
+def _records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
     """``passages`` as the records an encoder takes, ``size`` at a time."""
     batch: list[Record] = []
     for passage in passages:
@@ -137,7 +137,7 @@ def encoded_batches(
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    batches = passage_records(passages, batch)
+    batches = _records(passages, batch)
     encoder = Encoder(tokenizer)
     for records in itertools.islice(batches, None if workers == 1 else LOCAL_BATCHES):
         yield -1, encoder.encode(records)

@@ -29,7 +29,6 @@ from searchain.prompts import (
     task_prompt,
 )
 from searchain.tools.llms.resolve import llm_choices
-from searchain.tools.retrieval.resolve import resolve_retriever
 from searchain.tools.verifiers.resolve import resolve_verifier
 from searchain.types import Reader, Retriever, Verifier
 
@@ -52,12 +51,14 @@ DEPLOYMENT_FIELDS = frozenset(
         *("retriever", "index", "es_url", "es_index"),  # indexes and URLs
         *("es_title_field", "es_text_field", "es_id_field"),
         *("prompts", "ircot_demos", "auto_cot_demos", "dsp_demos"),  # files
+        *("upload_max_mib", "upload_max_pages", "uploads_per_thread", "uploads_per_user"),
     }
 )
 """Fields that name a model, a file, an index or a URL. On a shared server they are the
 deployment's alone (its ``SEARCHAIN_*`` environment): a caller who could set them would make the
-server open files and reach URLs of the caller's choosing, and load any number of models. The
-others (task, thresholds, budgets, switches) are the caller's, within their bounds."""
+server open files and reach URLs of the caller's choosing, and load any number of models; so are
+the bounds on the files a person sends. The others (task, thresholds, budgets, switches) are the
+caller's, within their bounds."""
 SHARED_SERVER_ENV = "SEARCHAIN_SHARED_SERVER"
 """Set (to 1) where callers are not the operator (``scripts/server.sh`` sets it): a run then
 refuses a deployment field it was given, and never takes one from a thread's saved state; but
@@ -174,6 +175,18 @@ class Context:
     ``False`` restores to spare the reader calls past a correction."""
     semantic_dedup: bool = False
     """Also compare sub-queries by sentence embeddings (all-MiniLM-L6-v2), not only by text."""
+    uploads_searched: Literal["together", "alone"] = "together"
+    """Where the files sent in a thread's messages are searched: ``together`` with the index
+    (the two rankings fused rank by rank, the files' first), or ``alone`` (the files only)."""
+    upload_max_mib: Annotated[int, between(1, 1024)] = 20
+    """Size a file sent in a message may have, in MiB (a deployment's bound)."""
+    upload_max_pages: Annotated[int, between(1, 100_000)] = 500
+    """Pages a PDF sent in a message may have (a deployment's bound)."""
+    uploads_per_thread: Annotated[int, between(0, 10_000)] = 20
+    """Files a thread may hold (a deployment's bound; 0 reads none)."""
+    uploads_per_user: Annotated[int, between(0, 1_000_000)] = 200
+    """Files a user's threads may hold together on the team server, until the threads are
+    deleted (a deployment's bound; 0 reads none)."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -369,20 +382,6 @@ def thread_settings(ctx: Context) -> dict[str, Any]:
         else {"object": type(value).__name__}
         for name, value in _set_fields(ctx).items()
     }
-
-
-def context_retriever(ctx: Context) -> Retriever:
-    """The retriever a run's context names, with its index and Elasticsearch settings."""
-    from searchain.tools.retrieval.elastic import ElasticSettings
-
-    es = ElasticSettings(
-        url=ctx.es_url,
-        index=ctx.es_index,
-        title_field=ctx.es_title_field,
-        text_field=ctx.es_text_field,
-        id_field=ctx.es_id_field,
-    )
-    return resolve_retriever(ctx.retriever, ctx.index, es=es)
 
 
 def context_verifier(ctx: Context) -> Verifier:

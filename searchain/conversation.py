@@ -50,37 +50,6 @@ def text_of(message: BaseMessage) -> str:
     return clean_text(message.text).strip()
 
 
-def unread_blocks(message: BaseMessage) -> str | None:
-    """Why a question's message cannot be answered as sent, or None if it is text only.
-
-    Only text is read: a file or image block (Agent Chat UI's "Upload PDF or Image", an sdk
-    caller's) is refused, never dropped in silence as if the question had come without it.
-    """
-    if isinstance(message.content, str):
-        return None
-    other = [block for block in message.content if not _is_text(block)]
-    if not other:
-        return None
-    kinds = sorted({str(b.get("type")) if isinstance(b, dict) else type(b).__name__ for b in other})
-    names = [name for block in other if (name := _file_name(block))]
-    sent = " and ".join(f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} block" for kind in kinds)
-    sent += f" ({', '.join(names)})" if names else ""
-    return (
-        f"this message carries {sent}: searchain reads a question's text only, and does not "
-        "yet read files sent in a message; ask in words, or index the file with "
-        "`searchain index FILE` and ask over that index"
-    )
-
-
-def _is_text(block: Any) -> bool:
-    return isinstance(block, str) or (isinstance(block, dict) and block.get("type") == "text")
-
-
-def _file_name(block: Any) -> str:
-    meta = block.get("metadata") if isinstance(block, dict) else None
-    return str(meta.get("filename") or meta.get("name") or "") if isinstance(meta, dict) else ""
-
-
 def prompt_turn(text: str) -> dict[str, str]:
     """A turn of the LLM conversation that searchain wrote (a prompt, feedback)."""
     return {"by": "searchain", "text": text}

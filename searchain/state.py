@@ -17,6 +17,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.channels.ephemeral_value import EphemeralValue
 
 from searchain.channels import GivenValue, added_messages, continued, delta, replaced
+from searchain.documents.uploads import Upload
 from searchain.support import Support
 from searchain.types import Passage, Source, Verifier
 
@@ -199,6 +200,10 @@ class ChatState:
     goes on, the answer once it ends (the same message, replaced)."""
     progress: list[str] = field(default_factory=list)
     """What the current question's run has done so far, one line a step, shown in the reply."""
+    uploads: Annotated[list[Upload], operator.add] = field(default_factory=list)
+    """The files sent in this thread's messages, read into passages: the thread's own corpus,
+    searched with the index or alone (``Context.uploads_searched``). They live in the thread,
+    so they are its user's, and go when the thread is deleted."""
 
 
 @dataclass(kw_only=True)
@@ -326,7 +331,7 @@ def checkpoint_serializer() -> Any:
     """
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    kinds = (TreeNode, Branch, Reference, Turn, Edit, Passage, Source)
+    kinds = (TreeNode, Branch, Reference, Turn, Edit, Passage, Source, Upload)
     types = [(cls.__module__, cls.__name__) for cls in kinds]
     return JsonPlusSerializer(allowed_msgpack_modules=types)
 

@@ -81,7 +81,8 @@ def documents_of(context: Any) -> Path | None:
 
 def preload(context: Any) -> None:
     """Build every component now, so a missing one fails before the first LLM call."""
-    from searchain.context import context_retriever, context_verifier
+    from searchain.context import context_verifier
+    from searchain.searched import context_retriever
     from searchain.tools.embeddings import embedder
     from searchain.tools.llms.resolve import resolve_llm
     from searchain.tools.readers.resolve import resolve_reader

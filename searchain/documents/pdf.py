@@ -7,6 +7,8 @@ open is refused as encrypted (one with only an owner password opens, as in any v
 
 from __future__ import annotations
 
+from typing import Any
+
 from searchain.documents.extracted import Extracted, Section, Unreadable, file_title
 from searchain.text import clean_text
 
@@ -14,16 +16,31 @@ _CONTROL = str.maketrans({"\r": None, "\x02": "-", "\ufffe": "-", "\x00": None, 
 """PDFium's line ends are CR LF; a hyphen where a line broke a word comes as U+0002 or U+FFFE."""
 
 
-def extract(data: bytes, name: str) -> Extracted:
-    """``data``'s pages as sections; title from the PDF's metadata, else the file name."""
+def _opened(data: bytes) -> Any:
     import pypdfium2
 
     try:
-        pdf = pypdfium2.PdfDocument(data)
+        return pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
         if "password" in str(exc).lower():
             raise Unreadable("encrypted: it needs a password to open") from None
         raise Unreadable(f"not a readable PDF ({exc})") from None
+
+
+def page_count(data: bytes) -> int:
+    """How many pages ``data`` has, read from its page tree without extracting any."""
+    pdf = _opened(data)
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+def extract(data: bytes, name: str) -> Extracted:
+    """``data``'s pages as sections; title from the PDF's metadata, else the file name."""
+    import pypdfium2
+
+    pdf = _opened(data)
     try:
         sections, empty = [], []
         for number in range(1, len(pdf) + 1):

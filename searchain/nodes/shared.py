@@ -8,17 +8,25 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from searchain.context import Context, context_retriever
+from searchain.context import Context
+from searchain.documents.uploads import Upload
+from searchain.searched import thread_retriever
 from searchain.text import extract_final_answer, near_duplicate
 from searchain.types import Passage
 
 ANSWER_MARK = re.compile(r"answer is", re.IGNORECASE)
 
 
-def retrieve(ctx: Context, query: str, k: int, have: Sequence[Passage] = ()) -> list[Passage]:
-    """The top ``k`` paragraphs for ``query`` that are not (near-)duplicates of ``have``."""
+def retrieve(
+    ctx: Context, uploads: Sequence[Upload], query: str, k: int, have: Sequence[Passage] = ()
+) -> list[Passage]:
+    """The top ``k`` paragraphs for ``query`` that are not (near-)duplicates of ``have``.
+
+    Searched where the thread's runs search: the index, the files sent in the thread
+    (``uploads``) with it, or those alone (:func:`searchain.searched.thread_retriever`).
+    """
     found: list[Passage] = []
-    for passage in context_retriever(ctx).search(query, k=k):
+    for passage in thread_retriever(ctx, uploads).search(query, k=k):
         if not any(
             p.id == passage.id or near_duplicate((p.title, p.text), (passage.title, passage.text))
             for p in [*have, *found]

@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "context and state",
         (
             "searchain.context",
+            "searchain.searched",
             "searchain.channels",
             "searchain.state",
             "searchain.conversation",

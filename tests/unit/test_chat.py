@@ -9,11 +9,13 @@ decisions (approve, edit, reject) resume the run.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import replace
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from searchain.context import Context
@@ -22,7 +24,8 @@ from searchain.graph.ircot import build_graph as build_ircot
 from searchain.graph.searchain import build_graph
 from searchain.nodes.chat.receive import receive
 from searchain.state import Branch, State, TreeNode
-from tests.conftest import ScriptedReplies, TableReader, TableRetriever
+from tests.conftest import PASSAGES, ScriptedReplies, TableReader, TableRetriever
+from tests.documents import PAINTERS, pdf_bytes
 from tests.unit.nodes.searchain.test_graph import GOOD_CHAIN, Q1, Q2, Q3, TRACE, Q
 
 PROMPT_MARKS = ("[Query 1]", "Construct a global reasoning chain", "[Unsolved Query]")
@@ -372,49 +375,99 @@ def test_a_legacy_threads_trailing_feedback_is_never_taken_for_a_question():
     human message there may be that, so a run given no `question` is refused in one line."""
     feedback = HumanMessage("The passage says Toronto; re-plan from there.", id="m2")
     with pytest.raises(ValueError, match="begun by an earlier searchain release") as refused:
-        receive(legacy_state(accepted=True, last=feedback))
+        receive(legacy_state(accepted=True, last=feedback), Runtime(context=Context()))
     assert "\n" not in str(refused.value)
 
 
 def test_a_legacy_thread_paused_before_any_feedback_takes_the_new_message():
     asked = HumanMessage(Q3, id="new")  # sent by the chat to a thread paused on a correction
-    update = receive(legacy_state(accepted=False, last=asked))
+    update = receive(legacy_state(accepted=False, last=asked), Runtime(context=Context()))
     assert update["question"] == Q3 and update["asked_id"] == "new"
 
 
-PDF_BLOCK = {"type": "file", "mimeType": "application/pdf", "data": "JVBERi0xLjQK",
-             "metadata": {"filename": "report.pdf"}}  # fmt: skip
-"""What Agent Chat UI's "Upload PDF or Image" adds to the message."""
+MONACO = "Who influenced Lorenzo Monaco?"
+MONACO_CHAIN = f"[Query 1]: {MONACO}\n[Answer 1]: Cimabue"
+MONACO_REPLAN = f"[Query 1]: {MONACO}\n[Answer 1]: Giotto\n[Final Content]: Giotto [1]."
+MONACO_TRACE = "He was influenced by Giotto [1]. So the final answer is Giotto."
+
+
+def pdf_block(pages=PAINTERS, name: str = "painters.pdf") -> dict:
+    """What Agent Chat UI's "Upload PDF or Image" adds to the message."""
+    data = base64.b64encode(pdf_bytes(pages, title="Painters of Florence", scanned=[1])).decode()
+    return {"type": "file", "mimeType": "application/pdf", "data": data,
+            "metadata": {"filename": name}}  # fmt: skip
+
+
+def upload_context(replies: list[str], **settings) -> Context:
+    """The index knows nothing of Lorenzo Monaco; the reader reads Giotto in the PDF's page 3."""
+    index = TableRetriever({MONACO: PASSAGES["spirit"], Q1: PASSAGES["spirit"]})
+    reader = TableReader({"painters.pdf#2": ("Giotto", 3.0), "p1": ("Kevin Drew", 3.0)})
+    return Context(llm=ScriptedReplies(replies=replies), retriever=index, reader=reader, **settings)
+
+
+def test_a_pdf_sent_with_the_question_is_searched_and_cited_to_its_page():
+    """Issue 43: the upload's block was dropped and the question answered as if it had none."""
+    graph = build_graph(checkpointer=InMemorySaver())
+    asked = HumanMessage([{"type": "text", "text": MONACO}, pdf_block()])
+    later = "Which painter did Lorenzo Monaco follow?"
+    ctx = upload_context([MONACO_CHAIN, MONACO_REPLAN, MONACO_TRACE,
+                          f"[Query 1]: {later}\n[Answer 1]: Giotto", MONACO_TRACE])  # fmt: skip
+    out = graph.invoke({"messages": [asked]}, config("u"), context=ctx)
+    assert out["question"] == MONACO and out["answer"] == "Giotto"
+    [upload] = graph.get_state(config("u")).values["uploads"]
+    assert (upload.name, upload.pages, len(upload.passages)) == ("painters.pdf", 3, 2)
+    [reference] = out["references"]
+    assert reference.id == "painters.pdf#2" and reference.source.page == 3
+    [node] = out["nodes"]
+    assert node.source == "corrected" and node.answer == "Giotto"  # the file corrected the model
+    reply = out["messages"][-1].text
+    assert "[1] *Painters of Florence* (painters.pdf, p. 3): “" in reply
+    assert graph.get_state(config("u")).values["progress"][0] == (
+        "read painters.pdf: 3 pages, 2 passages (no text layer on p. 2: searchain does no OCR)"
+    )
+    # A follow-up in the thread, sent without the file, still searches it; nothing is read twice.
+    again = graph.invoke({"messages": [HumanMessage(later)]}, config("u"), context=ctx)
+    assert [u.name for u in graph.get_state(config("u")).values["uploads"]] == ["painters.pdf"]
+    assert again["references"][0].id == "painters.pdf#2"
+
+
+def test_the_files_are_searched_alone_when_the_person_chooses():
+    alone = upload_context([f"[Query 1]: {Q1}\n[Answer 1]: Kevin Drew", "Drew [1]."],
+                           uploads_searched="alone")  # fmt: skip
+    asked = HumanMessage([{"type": "text", "text": Q1}, pdf_block()])
+    out = build_graph().invoke({"messages": [asked]}, context=alone)
+    assert [n.passage for n in out["nodes"]] == [None]  # the index's passage on Drew not searched
+    together = upload_context([f"[Query 1]: {Q1}\n[Answer 1]: Kevin Drew", "Drew [1]."])
+    out = build_graph().invoke({"messages": [asked]}, context=together)
+    assert [n.passage.id for n in out["nodes"]] == ["p1"]  # no word of it is in the file
 
 
 @pytest.mark.parametrize(
-    ("blocks", "named"),
+    ("block", "said"),
     [
-        ([PDF_BLOCK], "a file block (report.pdf)"),
-        (
-            [
-                {
-                    "type": "image",
-                    "mimeType": "image/png",
-                    "data": "iVBO",
-                    "metadata": {"name": "a.png"},
-                }
-            ],
-            "an image block (a.png)",
-        ),
-        (
-            [{"type": "file", "source_type": "base64", "mime_type": "text/plain", "data": "aGk="}],
-            "a file block:",
-        ),
+        ({"type": "image", "mimeType": "image/png", "data": "iVBO", "metadata": {"name": "a.png"}},
+         "a.png is an 'image' block (an image: searchain does no OCR): searchain reads files of"),
+        ({"type": "file", "source_type": "url", "url": "https://x/a.pdf"}, "by URL or file id"),
+        (pdf_block([["x"]] * 4, "long.pdf"), "long.pdf has 4 pages, over this server's bound of 3"),
     ],
-    ids=["agent-chat-ui-pdf", "agent-chat-ui-image", "langchain-legacy-file"],
-)
-def test_a_file_sent_with_the_question_is_refused_never_dropped(ctx, blocks, named):
-    """Issue 43: the upload's block was dropped and the question answered as if it had none."""
-    asked = HumanMessage([{"type": "text", "text": Q}, *blocks])
-    with pytest.raises(ValueError, match="does not yet read files sent in a message") as refused:
-        build_graph().invoke({"messages": [asked]}, context=ctx([GOOD_CHAIN, TRACE]))
-    assert named in str(refused.value)
-    text_only = HumanMessage([{"type": "text", "text": Q}, " "])  # blocks of text are read
-    out = build_graph().invoke({"messages": [text_only]}, context=ctx([GOOD_CHAIN, TRACE]))
-    assert out["question"] == Q
+    ids=["image", "url", "too-many-pages"],
+)  # fmt: skip
+def test_a_file_not_read_refuses_the_message_whole_in_one_line(block, said):
+    graph = build_graph(checkpointer=InMemorySaver())
+    asked = HumanMessage([{"type": "text", "text": MONACO}, pdf_block(), block])
+    ctx = upload_context([MONACO_CHAIN, MONACO_REPLAN, MONACO_TRACE], upload_max_pages=3)
+    with pytest.raises(ValueError) as refused:
+        graph.invoke({"messages": [asked]}, config("r"), context=ctx)
+    assert said in str(refused.value) and "\n" not in str(refused.value)
+    held = graph.get_state(config("r")).values
+    assert held.get("uploads", []) == [] and not held.get("question_asked")
+
+
+def test_ircot_searches_the_files_sent_with_the_question():
+    graph = build_ircot()
+    llm = ScriptedReplies(replies=["So the answer is Giotto.", "Giotto"])
+    ctx = Context(llm=llm, retriever=TableRetriever({}), ircot_k=1)
+    asked = HumanMessage([{"type": "text", "text": MONACO}, pdf_block()])
+    out = graph.invoke({"messages": [asked]}, context=ctx)
+    assert [p.id for p in out["paragraphs"]] == ["painters.pdf#2"]
+    assert "[1] *Painters of Florence* (painters.pdf, p. 3): “" in out["messages"][-1].text

@@ -25,6 +25,7 @@ from langgraph.runtime import Runtime
 
 from searchain.cache import load_once
 from searchain.context import Context, context_of, thread_settings
+from searchain.documents.uploads import Upload
 from searchain.events import emit
 from searchain.nodes.shared import completed_answer, retrieve
 from searchain.prompts import feedback_template, render
@@ -74,7 +75,9 @@ def dsp(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]:
     answer without "Answer:" falls back to the reply's stated answer (``no_final_answer``).
     """
     ctx = context_of(runtime, state.settings)
-    stages, found, failures = run_program(ctx, resolve_llm(ctx.llm), state.question, state.task)
+    stages, found, failures = run_program(
+        ctx, resolve_llm(ctx.llm), state.question, state.task, state.uploads
+    )
     answer = stages[-1].output
     emit(runtime, "dsp_answered", answer=answer, passages=len(found))
     written = [stage.reply for stage in stages]
@@ -91,9 +94,16 @@ def dsp(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]:
 
 
 def run_program(
-    ctx: Context, llm: BaseChatModel, question: str, task: str | None = None
+    ctx: Context,
+    llm: BaseChatModel,
+    question: str,
+    task: str | None = None,
+    uploads: Sequence[Upload] = (),
 ) -> tuple[list[Stage], list[Passage], list[FormatFailure]]:
-    """DSP's program on ``question``: its stages, the passages found, the unreadable replies."""
+    """DSP's program on ``question``: its stages, the passages found, the unreadable replies.
+
+    ``uploads``: the files sent in the question's thread, searched as its runs search them.
+    """
     bootstrapped = [d for d in load_dsp_demos(ctx.dsp_demos) if not _same(d["question"], question)]
     bare = load_demos(ctx.ircot_demos, leave_out=question)[: max(0, DEMOS - len(bootstrapped))]
     found: list[Passage] = []
@@ -120,7 +130,7 @@ def run_program(
         else:
             output = match.group("query").strip() if match else ""
             failures += [] if match else ["no_query"]
-            found += retrieve(ctx, output or question, ctx.ircot_k, have=found)
+            found += retrieve(ctx, uploads, output or question, ctx.ircot_k, have=found)
         stages.append(Stage(context, rationale, output, reply))
     return stages, found, failures
 

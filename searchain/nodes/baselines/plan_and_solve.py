@@ -29,7 +29,7 @@ def plan_and_solve(state: ReasoningState, runtime: Runtime[Context]) -> dict[str
     """
     ctx = context_of(runtime, state.settings)
     llm = resolve_llm(ctx.llm)
-    found = retrieve(ctx, state.question, ctx.oner_k) if ctx.ircot_k else []
+    found = retrieve(ctx, state.uploads, state.question, ctx.oner_k) if ctx.ircot_k else []
     shown = reference_block([(p.title, p.text) for p in found])
     prompt = shown + render(feedback_template("plan_and_solve"), question=state.question)
     reasoning = strip_tags(

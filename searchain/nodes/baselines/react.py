@@ -65,7 +65,7 @@ def react_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, An
             "queries": state.queries,
         }
     if kind == "search":
-        passages = retrieve(ctx, argument, 1)
+        passages = retrieve(ctx, state.uploads, argument, 1)
         observation = (
             " ".join(split_sentences(passages[0].text)[:SHOWN_SENTENCES])
             if passages

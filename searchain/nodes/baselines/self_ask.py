@@ -66,7 +66,7 @@ def self_ask_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str,
             "queries": state.queries,
         }
     question = follow_ups[-1].strip()
-    found = retrieve(ctx, question, ctx.ircot_k, state.paragraphs)
+    found = retrieve(ctx, state.uploads, question, ctx.ircot_k, state.paragraphs)
     intermediate = short_answer(ctx, llm, question, found, asked=state.question)
     emit(runtime, "self_ask_follow_up", question=question, answer=intermediate)
     return {

@@ -53,7 +53,7 @@ def toolformer_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[st
     update: dict[str, Any] = {"steps": n, "settings": thread_settings(ctx)}
     if call and call.group("term").strip():
         term = call.group("term").strip()
-        passages = retrieve(ctx, term, 1)
+        passages = retrieve(ctx, state.uploads, term, 1)
         found = (
             " ".join(split_sentences(passages[0].text)[:SHOWN_SENTENCES])
             if passages

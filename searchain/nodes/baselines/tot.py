@@ -49,7 +49,7 @@ def tot_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]
     # A run checkpointed before chains kept their own paragraphs shares the old pool.
     pools = state.pools or [list(state.paragraphs) for _ in state.frontier or [[]]]
     if not state.steps:  # the base set, as IRCoT's: K paragraphs for the question
-        pools = [retrieve(ctx, state.question, ctx.ircot_k) if ctx.ircot_k else []]
+        pools = [retrieve(ctx, state.uploads, state.question, ctx.ircot_k) if ctx.ircot_k else []]
         queries += [state.question] if ctx.ircot_k else []
     demos = load_demos(ctx.ircot_demos, leave_out=state.question)
     candidates: list[list[str]] = []
@@ -76,7 +76,7 @@ def tot_step(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]
     for chain, pool in zip(candidates, found, strict=True):  # IR: the new sentence is a query
         room = ctx.ircot_max_paragraphs - len(pool)
         if ctx.ircot_k and room > 0 and not ANSWER_MARK.search(chain[-1]):
-            pool += retrieve(ctx, chain[-1], ctx.ircot_k, have=pool)[:room]
+            pool += retrieve(ctx, state.uploads, chain[-1], ctx.ircot_k, have=pool)[:room]
             queries.append(chain[-1])
     values, failures = [], []
     for chain in candidates:

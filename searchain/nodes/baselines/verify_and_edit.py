@@ -48,7 +48,7 @@ def verify_and_edit(state: ReasoningState, runtime: Runtime[Context]) -> dict[st
         question = generate(llm, [HumanMessage(ask)], stop=["\n"], max_tokens=48).strip()
         if not question:
             continue
-        found = retrieve(ctx, question, ctx.ircot_k, paragraphs)
+        found = retrieve(ctx, state.uploads, question, ctx.ircot_k, paragraphs)
         fact = short_answer(ctx, llm, question, found, asked=state.question)
         paragraphs += found
         queries.append(question)

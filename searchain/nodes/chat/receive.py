@@ -6,8 +6,10 @@ from typing import Any
 from uuid import uuid4
 
 from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
 
 from searchain.channels import Given
+from searchain.context import Context, context_of
 from searchain.conversation import (
     asked_message,
     earlier_turns,
@@ -15,8 +17,9 @@ from searchain.conversation import (
     migration,
     new_reply_id,
     text_of,
-    unread_blocks,
 )
+from searchain.documents.uploads import read_uploads, sent_files
+from searchain.searched import upload_bounds
 from searchain.state import State, unreasoned
 
 
@@ -39,7 +42,7 @@ def unasked(state: Any) -> str:
     )
 
 
-def receive(state: Any) -> dict[str, Any]:
+def receive(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
     """Set the question, add it to the person's conversation, and open the reply to it.
 
     A run given ``messages`` ending in a human message the thread has not taken yet asks that
@@ -47,7 +50,8 @@ def receive(state: Any) -> dict[str, Any]:
     given ``question`` asks it, and it joins ``messages`` as a human message. A run given
     neither (messages ending in an AI or tool message, or none) is refused in one line, never
     answered with the thread's last question. A thread checkpointed before ``messages`` was
-    the person's is migrated first.
+    the person's is migrated first. Files the message sends join the thread's own corpus
+    (``uploads``), each read and within its bounds, or the message is refused whole, in one line.
     """
     searchain = isinstance(state, State)
     update: dict[str, Any] = migration(state) if is_legacy(state) else {}
@@ -61,9 +65,10 @@ def receive(state: Any) -> dict[str, Any]:
     if asked is None and not isinstance(state.question, Given):
         raise ValueError(unasked(state))
     if asked is not None:
-        unread = unread_blocks(asked)
-        if unread:
-            raise ValueError(unread)
+        bounds = upload_bounds(context_of(runtime, state.settings))
+        uploads = read_uploads(sent_files(asked.content, bounds.max_bytes), state.uploads, bounds)
+        if uploads:
+            update.update({"uploads": uploads, "progress": [u.described() for u in uploads]})
         question = text_of(asked)
         if searchain and not state.history and not state.question_asked:
             history = earlier_turns(state.messages[:-1])

@@ -23,7 +23,7 @@ def ircot_retrieve(state: ReasoningState, runtime: Runtime[Context]) -> dict[str
     ctx = context_of(runtime, state.settings)
     query = state.cot[-1] if state.cot else state.question
     k = ctx.ircot_k if ctx.ircot_max_steps else ctx.oner_k
-    found = retrieve(ctx, query, k, state.paragraphs)
+    found = retrieve(ctx, state.uploads, query, k, state.paragraphs)
     collected = [*state.paragraphs, *found][: ctx.ircot_max_paragraphs]
     emit(runtime, "ircot_retrieved", query=query, paragraphs=len(collected))
     titles = ", ".join(f"*{p.title}*" for p in collected[len(state.paragraphs) :])

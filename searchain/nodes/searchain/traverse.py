@@ -7,12 +7,14 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from searchain.context import Context, context_of, context_retriever
+from searchain.context import Context, context_of
 from searchain.events import emit
+from searchain.searched import thread_retriever
 from searchain.state import State, TreeNode
 from searchain.tools.readers.batch import read_many
 from searchain.tools.readers.resolve import resolve_reader
 from searchain.tools.retrieval.batch import search_many
+from searchain.types import Retriever
 
 
 def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -46,7 +48,7 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime, state.settings)
         ahead = [nodes[i] for i in chain[cursor + 1 :]] if ctx.parallel_traversal else []
         todo = [node, *(n for n in ahead if n.step is None and not n.reused and not n.read)]
-        for done in read_nodes(todo, ctx, state.nodes):
+        for done in read_nodes(todo, thread_retriever(ctx, state.uploads), ctx, state.nodes):
             nodes[done.id] = done
         node = nodes[node.id]
         update["nodes"] = nodes
@@ -63,14 +65,16 @@ def traverse_nodes(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     return update
 
 
-def read_nodes(todo: list[TreeNode], ctx: Context, tree: list[TreeNode]) -> list[TreeNode]:
+def read_nodes(
+    todo: list[TreeNode], retriever: Retriever, ctx: Context, tree: list[TreeNode]
+) -> list[TreeNode]:
     """Retrieve the top-1 passage of every node in one batch, then read them in one batch.
 
     All of a chain's queries are known once it is generated, so its nodes need not wait for each
     other's verdicts: the walk then uses the readings in order, exactly as if it had fetched them
     one at a time (Algorithm 1 is unchanged), and only what lies past a correction goes unused.
     A query read before on the ``tree`` (past an earlier correction) takes that reading again
-    instead of searching twice.
+    instead of searching twice. ``retriever`` is where the thread searches (its files, the index).
     """
     earlier = {n.query: n for n in tree if n.read}
     read = {
@@ -86,7 +90,7 @@ def read_nodes(todo: list[TreeNode], ctx: Context, tree: list[TreeNode]) -> list
         if n.query in earlier
     }
     todo = [n for n in todo if n.id not in read]
-    found = search_many(context_retriever(ctx), [n.query for n in todo], k=1)
+    found = search_many(retriever, [n.query for n in todo], k=1)
     hits = [(n, passages[0]) for n, passages in zip(todo, found, strict=True) if passages]
     readings = read_many(
         resolve_reader(ctx.reader, ctx.llm), [n.query for n, _ in hits], [p for _, p in hits]

@@ -1,0 +1,80 @@
+"""A thread's own files as a retriever, alone or together with the deployment's index.
+
+The files a person sends in a thread (a few thousand passages at most, bounded per thread) are
+searched by BM25 held in memory, built once per set of files and shared by the thread's runs
+(:func:`files_retriever`). Together with the index, the two rankings are fused rank by rank,
+the files' first (:class:`Together`): BM25 scores from two collections are not comparable (a
+term's weight depends on its collection), and reciprocal-rank fusion of two disjoint rankings
+is exactly this interleaving. So the top passage is the files' best match for any query that
+shares a word with them, and the index's where none does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from searchain.cache import load_once
+from searchain.documents.uploads import Upload
+from searchain.tools.retrieval.tokenizer import Tokenizer
+from searchain.types import Passage, Retriever
+
+
+class PassagesBM25:
+    """BM25 over passages held in memory, scored as the embedded index scores (bm25s's Lucene)."""
+
+    def __init__(self, passages: Sequence[Passage], k1: float = 1.5, b: float = 0.75) -> None:
+        self.passages = list(passages)
+        self.tokenize = Tokenizer("stem")
+        counts = [Counter(self.tokenize(f"{p.title} {p.text}")) for p in self.passages]
+        lengths = np.array([sum(c.values()) for c in counts], dtype=np.float64)
+        norm = k1 * (1 - b + b * lengths / max(float(lengths.mean()) if counts else 1.0, 1e-9))
+        postings: dict[str, list[tuple[int, int]]] = {}
+        for row, count in enumerate(counts):
+            for term, tf in count.items():
+                postings.setdefault(term, []).append((row, tf))
+        n = len(self.passages)
+        self.terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for term, pairs in postings.items():
+            rows = np.array([r for r, _ in pairs], dtype=np.int64)
+            tf = np.array([t for _, t in pairs], dtype=np.float64)
+            idf = math.log(1 + (n - len(pairs) + 0.5) / (len(pairs) + 0.5))
+            self.terms[term] = (rows, idf * tf / (tf + norm[rows]))
+
+    def search(self, query: str, k: int = 5) -> list[Passage]:
+        """The ``k`` best passages sharing a term with ``query``, best first (ties: in order)."""
+        scores = np.zeros(len(self.passages))
+        for term in set(self.tokenize(query)):
+            if term in self.terms:
+                rows, weights = self.terms[term]
+                scores[rows] += weights
+        ranked = np.argsort(-scores, kind="stable")[:k]
+        return [_scored(self.passages[i], float(scores[i])) for i in ranked if scores[i] > 0]
+
+
+def _scored(passage: Passage, score: float) -> Passage:
+    return Passage(passage.id, passage.title, passage.text, score, passage.source)
+
+
+class Together:
+    """The files' ranking and the index's fused rank by rank, the files' first."""
+
+    def __init__(self, files: Retriever, index: Retriever) -> None:
+        self.files = files
+        self.index = index
+
+    def search(self, query: str, k: int = 5) -> list[Passage]:
+        """``k`` passages: the files' best, the index's best, the files' second..."""
+        files, index = self.files.search(query, k=k), self.index.search(query, k=k)
+        fused = [p for pair in zip(files, index, strict=False) for p in pair]
+        shorter = len(fused) // 2
+        return (fused + files[shorter:] + index[shorter:])[:k]
+
+
+def files_retriever(uploads: Sequence[Upload]) -> PassagesBM25:
+    """BM25 over ``uploads``' passages, built once per set of files (their names and bytes)."""
+    key = ("uploaded files", tuple((u.name, u.sha256) for u in uploads))
+    return load_once(key, lambda: PassagesBM25([p for u in uploads for p in u.passages]))

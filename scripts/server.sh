@@ -46,17 +46,19 @@ server_python() {
   die "the server needs Python >= 3.12 (Aegra does): install one, or set SERVER_PYTHON"
 }
 
-# The server's environment, rebuilt when pyproject.toml changes.
+# The server's environment, rebuilt when pyproject.toml or the extras it takes change (documents:
+# the files a person sends in the chat).
+EXTRAS="server,postgres,documents"
 environment() {
-  local stamp; stamp="$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)"
+  local stamp; stamp="$( (cat "$ROOT/pyproject.toml"; echo "$EXTRAS") | sha256sum | cut -c1-16)"
   if [ -f "$VENV/.stamp" ] && [ "$(cat "$VENV/.stamp")" = "$stamp" ]; then return; fi
   local python; python="$(server_python)"
-  log "installing the server's environment in $VENV (aegra-api, searchain[server]; a minute or two)"
+  log "installing the server's environment in $VENV (aegra-api, searchain[$EXTRAS]; a minute or two)"
   rm -rf "$VENV"
   "$python" -m venv "$VENV"
   "$VENV/bin/pip" install -q --upgrade pip >&2
   PYTHONWARNINGS="ignore:Editable installation" \
-    "$VENV/bin/pip" install -q -e "$ROOT[server,postgres]" >&2
+    "$VENV/bin/pip" install -q -e "$ROOT[$EXTRAS]" >&2
   echo "$stamp" > "$VENV/.stamp"
 }
 

@@ -24,7 +24,7 @@ from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
 
 SERVER = str(ROOT / "scripts" / "server.sh")
-KEYS = {name: f"sk-test-{name}-{uuid.uuid4().hex}" for name in ("alice", "bob")}
+KEYS = {name: f"sk-test-{name}-{uuid.uuid4().hex}" for name in ("alice", "bob", "carol")}
 KEYS |= {f"user{i}": f"sk-test-user{i}-{uuid.uuid4().hex}" for i in range(8)}
 """Each test user's API key (a fresh set per test session)."""
 QUESTION = "Who influenced Lorenzo Monaco?"
@@ -131,6 +131,8 @@ def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
             {name: f"scripted:{path}" for name, path in choices(work).items()}
         ),
         "SEARCHAIN_READER": "llm",
+        # A user's threads hold at most 3 files sent in messages (tests/integration/test_uploads).
+        "SEARCHAIN_UPLOADS_PER_USER": "3",
         # Every file the server's processes open under `watched` is logged (tests/audit).
         "PYTHONPATH": str(ROOT / "tests" / "audit"),
         "SEARCHAIN_TEST_WATCHED": str(work / "watched"),

@@ -24,6 +24,7 @@ from searchain.decisions import read_decision
 from searchain.server.fair_share import admit
 from searchain.server.keys import KEYS_FILE_ENV, KeyRing
 from searchain.server.settings import parse_request
+from searchain.server.uploads import admit_files
 
 auth = Auth()
 """The server's authentication: LangGraph's ``Auth``, which Aegra and langgraph-api both load."""
@@ -78,9 +79,10 @@ async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
 
     Every event's request is parsed for settings (:func:`searchain.server.settings.parse_request`):
     anything but the caller's settings, of their types and within their bounds, is a 400 naming
-    it. A run is then admitted into the user's fair share, or refused with a 429
-    (:mod:`searchain.server.fair_share`), and its ``configurable`` keeps nothing but the settings
-    (the server reads an otherwise empty context from it).
+    it. The files a run's messages send are counted against the user's bound, or refused
+    (:mod:`searchain.server.uploads`); the run is then admitted into the user's fair share, or
+    refused with a 429 (:mod:`searchain.server.fair_share`), and its ``configurable`` keeps
+    nothing but the settings (the server reads an otherwise empty context from it).
     """
     try:
         settings = parse_request(value)
@@ -100,4 +102,5 @@ async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
                 **config,
                 "configurable": {k: configurable[k] for k in settings if k in configurable},
             }
+        await admit_files(ctx.user.identity, value)
         await admit(ctx.user.identity, value)

@@ -34,7 +34,7 @@ def reachable(url: str) -> None:
 
 
 def create_tables() -> None:
-    """Aegra's own start-up steps, once, and the table of searchain's fair share.
+    """Aegra's own start-up steps, once, and the tables of searchain's fair share and uploads.
 
     Aegra's steps: migrations, LangGraph's tables, the default assistants.
     """
@@ -53,10 +53,10 @@ def create_tables() -> None:
     asyncio.run(langgraph_tables())
     import psycopg
 
-    from searchain.server.fair_share import TABLE
+    from searchain.server import fair_share, uploads
 
     with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
-        for statement in TABLE.split(";"):  # the fair share's ledger (searchain.server.fair_share)
+        for statement in f"{fair_share.TABLE};{uploads.TABLE}".split(";"):  # searchain's ledgers
             conn.execute(statement)
 
 

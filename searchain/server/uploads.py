@@ -1,0 +1,102 @@
+"""The files a user's threads hold on the team server: at most ``SEARCHAIN_UPLOADS_PER_USER``.
+
+A file sent in a message is read into its thread's state (:mod:`searchain.documents.uploads`),
+bounded there per file and per thread; what bounds a user is counted here, where every request
+for a run passes (:func:`searchain.server.auth.caller_settings`), before it is admitted. A ledger
+of searchain's own in the server's PostgreSQL (``searchain_uploads``, one row a file a thread
+was sent) counts a user's files in the threads of theirs that still exist: deleting a thread
+frees its files' places at once, and a stateless run's files (its thread is deleted when it
+ends) hold none afterwards. A file counts from the request that sends it, read or not.
+
+The request's file blocks are also checked here (shape, type, size: the checks that need no
+parser), so a file that cannot be taken is refused with a 400 before any run starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph_sdk import Auth
+
+from searchain.documents.collection import content_hash
+from searchain.documents.uploads import SentFile, sent_files
+from searchain.server.fair_share import pool
+from searchain.server.settings import deployment
+
+TABLE = """
+CREATE TABLE IF NOT EXISTS searchain_uploads (
+    user_id text NOT NULL,
+    thread_id text NOT NULL,
+    sha256 text NOT NULL,
+    name text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (thread_id, sha256, name)
+);
+CREATE INDEX IF NOT EXISTS searchain_uploads_user ON searchain_uploads (user_id)
+"""
+"""The ledger (made by ``searchain.server.prepare``)."""
+
+LOCK = "SELECT pg_advisory_xact_lock(hashtext('searchain-uploads:' || %(user)s))"
+OWNED = "EXISTS (SELECT 1 FROM thread t WHERE t.thread_id = u.thread_id AND t.user_id = u.user_id)"
+"""A row's thread exists and is its user's (Aegra's ``thread`` table)."""
+GONE = f"""
+DELETE FROM searchain_uploads u WHERE u.user_id = %(user)s
+AND u.at < now() - interval '10 minutes' AND NOT {OWNED}
+"""
+"""Rows of threads deleted (or never made: a refused request's), past the moment a thread is
+made after its first run's request."""
+HELD = f"SELECT count(*) FROM searchain_uploads u WHERE u.user_id = %(user)s AND {OWNED}"
+ADD = """
+INSERT INTO searchain_uploads (user_id, thread_id, sha256, name)
+VALUES (%(user)s, %(thread)s, %(sha)s, %(name)s) ON CONFLICT DO NOTHING
+"""
+
+
+def requested_files(request: Mapping[str, Any]) -> list[SentFile]:
+    """The files a run's request sends in its input's messages; ValueError in one line."""
+    value = request.get("input")
+    messages = value.get("messages") if isinstance(value, Mapping) else None
+    if not isinstance(messages, list):
+        return []
+    limit = deployment().context.upload_max_mib << 20
+    files: list[SentFile] = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list):
+            files += sent_files(content, limit)
+    return files
+
+
+async def admit_files(user: str, request: Mapping[str, Any]) -> None:
+    """Count the files ``request`` sends against ``user``'s bound, or refuse it (400, 403)."""
+    try:
+        files = requested_files(request)
+    except ValueError as exc:
+        raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
+    if not files:
+        return
+    bound = deployment().context.uploads_per_user
+    thread = str(request.get("thread_id") or "")
+    rows = {(content_hash(f.data), f.name) for f in files}
+    async with (await pool()).connection() as conn, conn.transaction():
+        await conn.execute(LOCK, {"user": user})
+        await conn.execute(GONE, {"user": user})
+        known = await conn.execute(
+            "SELECT sha256, name FROM searchain_uploads WHERE thread_id = %(thread)s",
+            {"thread": thread},
+        )
+        new = rows - {tuple(row) for row in await known.fetchall()}
+        held = await (await conn.execute(HELD, {"user": user})).fetchone()
+        count = int(held[0]) if held else 0
+        if new and count + len(new) > bound:
+            raise Auth.exceptions.HTTPException(
+                status_code=403,
+                detail=(
+                    f"{user}'s threads hold {count} files and this message sends {len(new)} "
+                    f"more, over the {bound} one user may hold (SEARCHAIN_UPLOADS_PER_USER): "
+                    "delete a thread that holds some, then send it again"
+                ),
+            )
+        for sha, name in sorted(new):
+            await conn.execute(ADD, {"user": user, "thread": thread, "sha": sha, "name": name})

@@ -1,0 +1,125 @@
+"""Files sent in the chat on the team server (issue 43): owned by the thread's user, bounded.
+
+The deployment (tests/server.py) lets a user's threads hold 3 files. Driven by the real
+langgraph-sdk client; Agent Chat UI's upload is tested in tests/integration/test_chat_ui.py.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from tests.documents import PAINTERS, pdf_bytes
+from tests.integration.test_server import status_of
+from tests.server import QUESTION
+
+pytestmark = pytest.mark.integration
+
+PDF = pdf_bytes(PAINTERS, title="Painters of Florence", scanned=[1])
+
+
+def block(data: bytes, name: str, mime: str = "application/pdf") -> dict:
+    """Agent Chat UI's shape of a file in a message."""
+    encoded = base64.b64encode(data).decode()
+    return {"type": "file", "mimeType": mime, "data": encoded, "metadata": {"filename": name}}
+
+
+def asked(*files: dict, question: str = QUESTION) -> dict:
+    return {"messages": [{"role": "user", "content": [{"type": "text", "text": question}, *files]}]}
+
+
+def refusal(call) -> tuple[int, str]:
+    import httpx
+
+    try:
+        call()
+    except httpx.HTTPStatusError as exc:
+        return exc.response.status_code, exc.response.text
+    return 0, ""
+
+
+def test_a_pdf_sent_in_a_thread_is_cited_to_its_page_and_no_one_else_retrieves_it(deployment):
+    carol, bob = fresh(deployment), deployment.client("bob")
+    thread = carol.threads.create()["thread_id"]
+    out = carol.runs.wait(thread, "searchain", input=asked(block(PDF, "painters.pdf")))
+    [reference] = out["references"]
+    assert reference["id"] == "painters.pdf#2" and reference["source"]["page"] == 3
+    assert "(painters.pdf, p. 3)" in out["messages"][-1]["content"]
+    values = carol.threads.get_state(thread)["values"]
+    assert [(u["name"], u["pages"]) for u in values["uploads"]] == [("painters.pdf", 3)]
+    # Bob asks the same question on his own thread: the index answers, never Carol's file.
+    own = bob.threads.create()["thread_id"]
+    mine = bob.runs.wait(own, "searchain", input={"question": QUESTION})
+    assert mine["references"] and "painters.pdf" not in str(mine)
+    stateless = bob.runs.wait(None, "searchain", input={"question": QUESTION})
+    assert "painters.pdf" not in str(stateless)
+    assert status_of(lambda: bob.threads.get_state(thread)) == 404
+    carol.threads.delete(thread)
+    assert status_of(lambda: carol.threads.get_state(thread)) == 404  # the files with it
+
+
+def fresh(deployment):
+    """Carol's client, her threads (and so her files) from earlier tests deleted."""
+    carol = deployment.client("carol")
+    for thread in carol.threads.search(limit=100):
+        carol.threads.delete(thread["thread_id"])
+    return carol
+
+
+def test_a_users_threads_hold_at_most_the_deployments_bound_of_files(deployment):
+    carol = fresh(deployment)
+    notes = [block(f"Note {i} on Giotto.".encode(), f"n{i}.txt", "text/plain") for i in range(4)]
+    first = carol.threads.create()["thread_id"]
+    carol.runs.wait(first, "searchain", input=asked(notes[0], notes[1]))
+    carol.runs.wait(first, "searchain", input=asked(notes[0]))  # held already: counts once
+    second = carol.threads.create()["thread_id"]
+    status, body = refusal(
+        lambda: carol.runs.wait(second, "searchain", input=asked(notes[2], notes[3]))
+    )
+    assert status == 403
+    assert "carol's threads hold 2 files and this message sends 2 more, over the 3 one user" in body
+    assert "SEARCHAIN_UPLOADS_PER_USER" in body
+    assert carol.runs.list(second) == []  # refused before any run
+    carol.runs.wait(second, "searchain", input=asked(notes[2]))  # the bound itself is allowed
+    carol.threads.delete(first)  # frees its two files' places at once
+    carol.runs.wait(second, "searchain", input=asked(notes[3], block(PDF, "painters.pdf")))
+    uploads = carol.threads.get_state(second)["values"]["uploads"]
+    assert [u["name"] for u in uploads] == ["n2.txt", "n3.txt", "painters.pdf"]
+
+
+@pytest.mark.parametrize(
+    ("file", "status", "said"),
+    [
+        ({"type": "image", "mimeType": "image/png", "data": "iVBO", "metadata": {"name": "a.png"}},
+         400, "a.png is an 'image' block (an image: searchain does no OCR)"),
+        ({"type": "file", "source_type": "url", "url": "http://127.0.0.1:1/a.pdf"}, 400,
+         "sent by URL or file id"),
+        (block(b"x" * (21 << 20), "big.txt", "text/plain"), 400,
+         "big.txt is 21.0 MiB, over this server's bound of 20 MiB a file"),
+    ],
+    ids=["image", "url", "over-size"],
+)  # fmt: skip
+def test_a_file_the_server_does_not_take_is_refused_before_any_run(deployment, file, status, said):
+    carol = fresh(deployment)
+    thread = carol.threads.create()["thread_id"]
+    got, body = refusal(lambda: carol.runs.wait(thread, "searchain", input=asked(file)))
+    assert (got, said in body) == (status, True), body
+    assert carol.runs.list(thread) == []
+    got, body = refusal(
+        lambda: carol.runs.wait(
+            thread, "searchain", input={"question": QUESTION}, context={"uploads_per_user": 1000}
+        )
+    )
+    assert got == 400 and "uploads_per_user" in body
+
+
+def test_a_pdf_the_graph_cannot_read_fails_the_run_in_one_line(deployment):
+    carol = fresh(deployment)
+    thread = carol.threads.create()["thread_id"]
+    torn = block(PDF[: len(PDF) // 3], "torn.pdf")
+    with pytest.raises(Exception, match=r"^\w+: torn.pdf cannot be read: not a readable PDF"):
+        carol.runs.wait(thread, "searchain", input=asked(torn))
+    assert [r["status"] for r in carol.runs.list(thread)] == ["error"]
+    state = carol.threads.get_state(thread)["values"]
+    assert state.get("uploads", []) == []

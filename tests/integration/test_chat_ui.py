@@ -5,9 +5,10 @@ started by ``scripts/chat.sh``) against (a) ``langgraph dev`` and (b) the team s
 keys: a question is answered with its citations and references; a follow-up in the same thread
 is answered; the thread list shows earlier threads and a reload shows the whole conversation;
 with ``approve_corrections`` one correction is approved and another rejected from the UI, and
-the answer is re-planned; a second user's key sees none of the first's threads. Each state is
-saved as a screenshot in ``SEARCHAIN_SCREENSHOTS`` (docs/chat/ holds the ones made with
-``SEARCHAIN_SCREENSHOTS=docs/chat``), else in the test's scratch directory.
+the answer is re-planned; a second user's key sees none of the first's threads; a PDF attached
+with "Upload PDF or Image" is searched and cited to its page, in its thread and for its user
+only. Each state is saved as a screenshot in ``SEARCHAIN_SCREENSHOTS`` (docs/chat/ holds the
+ones made with ``SEARCHAIN_SCREENSHOTS=docs/chat``), else in the test's scratch directory.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pytest
 
 from tests.browser import chromium
 from tests.conftest import ROOT, require
+from tests.documents import PAINTERS, pdf_bytes
 from tests.integration.test_cli import searchain
 from tests.server import CORRECTIONS, KEYS, langgraph_dev, write_script
 
@@ -320,3 +322,40 @@ def test_on_the_team_server(chat, deployment, chat_ui, other_browser, shots):
     bob.wait_until(lambda t: own in t, "bob's thread is not listed")
     assert first not in bob.text() and second not in bob.text()
     bob.shot("team-other-user")
+
+
+def upload_and_ask(chat: Chat, folder: Path, name: str) -> None:
+    """Attach painters.pdf with the UI's "Upload PDF or Image" and ask about it: cited to p. 3."""
+    from selenium.webdriver.common.by import By
+
+    pdf = folder / "painters.pdf"
+    pdf.write_bytes(pdf_bytes(PAINTERS, title="Painters of Florence", scanned=[1]))
+    chat.driver.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(pdf))
+    chat.wait_until(lambda t: "painters.pdf" in t, "the PDF is not shown as attached")
+    chat.ask(QUESTION)
+    chat.wait_until(lambda t: "References" in t and chat.answers() == 1, "no answer")
+    text = never_internal(chat.text())
+    assert "[1] Painters of Florence (painters.pdf, p. 3): “" in text, text
+    assert "read painters.pdf: 3 pages, 2 passages" not in text  # progress, replaced by the answer
+    chat.shot(f"{name}-upload")
+
+
+def test_a_pdf_uploaded_on_langgraph_dev_is_cited_to_its_page(chat, dev_server, tmp_path):
+    chat.open(dev_server[0], "searchain")
+    upload_and_ask(chat, tmp_path, "dev")
+    chat.open(dev_server[0], "searchain")  # a new thread: the file was the other thread's
+    chat.ask(QUESTION)
+    chat.wait_until(lambda t: "References" in t and chat.answers() == 1, "no answer")
+    assert "painters.pdf" not in chat.text() and "[1] Lorenzo Monaco" in chat.text()
+
+
+def test_a_pdf_uploaded_on_the_team_server_is_its_users_alone(
+    chat, deployment, chat_ui, other_browser, shots, tmp_path
+):
+    chat.sign_in(deployment.url, "searchain", KEYS["alice"])
+    upload_and_ask(chat, tmp_path, "team")
+    bob = Chat(other_browser, chat_ui, shots)
+    bob.sign_in(deployment.url, "searchain", KEYS["bob"])
+    bob.ask(QUESTION)
+    bob.wait_until(lambda t: "References" in t, "no answer for bob")
+    assert "painters.pdf" not in bob.text() and "[1] Lorenzo Monaco" in bob.text()

@@ -425,7 +425,7 @@ def test_documents_keep_their_sources_in_elasticsearch(es_url, tmp_path):
     assert guide.source is not None and guide.source.anchor == "start-it"
 
 
-def test_an_update_upserts_and_deletes_by_document(es_url, tmp_path):
+def test_an_update_upserts_and_deletes_by_document_scored_as_a_fresh_build(es_url, tmp_path):
     from tests.documents import write_folder
 
     folder = write_folder(tmp_path / "archive")
@@ -447,11 +447,39 @@ def test_an_update_upserts_and_deletes_by_document(es_url, tmp_path):
     assert fresh.returncode == 3, fresh.stderr
     updated, rebuilt = retriever(es_url, "upd"), retriever(es_url, "upd-fresh")
     everything = "team server stop run frescoes padua giotto painters reading guide plain notes"
-    held = {(p.id, p.text, p.source) for p in updated.search(everything, 50)}
-    assert held == {(p.id, p.text, p.source) for p in rebuilt.search(everything, 50)}
-    assert len(held) == 8
+    held = [(p.id, p.text, p.source, p.score) for p in updated.search(everything, 50)]
+    # The same passages, ranked and scored as a fresh build's: the deleted count nowhere.
+    assert held == [(p.id, p.text, p.source, p.score) for p in rebuilt.search(everything, 50)]
+    assert len(held) == 8 and len(updated.alias_targets("upd")) == 1
     assert not updated.search("budget approved march", 10)  # notes.docx's passages are gone
     assert updated.search("stop", 1)[0].id == "guides/server.md#2"  # the changed file's new text
     again = subprocess.run([*cli, "--es-index", "upd", "--update"],
                            capture_output=True, text=True, timeout=300)  # fmt: skip
     assert "up to date Elasticsearch index upd" in again.stderr, again.stderr
+
+
+def test_an_update_that_fails_part_way_leaves_the_old_index_searched(es_url, tmp_path, monkeypatch):
+    from searchain.tools.retrieval import elastic_update
+    from tests.documents import write_folder
+
+    folder = write_folder(tmp_path / "archive")
+    built = subprocess.run(
+        [sys.executable, "-m", "searchain", "index", str(folder), "--backend", "elasticsearch",
+         "--es-url", es_url, "--es-index", "upd-fail", "--overwrite"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 3, built.stderr
+    es = retriever(es_url, "upd-fail")
+    before, physical = es.search("team server start", 5), es.alias_targets("upd-fail")
+    (folder / "guides" / "server.md").write_text("# Team server\n\n## Stop it\n\nRun stop.\n")
+
+    def torn(index, documents):
+        yield from []
+        raise KeyboardInterrupt  # as a person's Ctrl-C in the middle of the copy
+
+    monkeypatch.setattr(elastic_update, "document_actions", torn)
+    with pytest.raises(KeyboardInterrupt):
+        elastic_update.update_elastic(es)
+    assert es.alias_targets("upd-fail") == physical and es.search("team server start", 5) == before
+    indexes = es.client.indices.get(index="upd-fail-*")
+    assert sorted(indexes) == physical  # the half-filled new index deleted

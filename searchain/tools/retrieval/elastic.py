@@ -251,7 +251,7 @@ class ElasticRetriever:
         if analyzer not in ANALYZERS:
             raise ElasticsearchError(f"unknown analyzer {analyzer!r}: use standard or english")
         alias = self.settings.index
-        previous = self._alias_targets(alias)
+        previous = self.alias_targets(alias)
         if previous and not overwrite:
             raise ElasticsearchError(
                 f"Elasticsearch index {alias!r} already exists at {self.url}: pass --overwrite "
@@ -264,9 +264,9 @@ class ElasticRetriever:
                 f"{alias!r} at {self.url} is an index this tool did not build: choose another "
                 "--es-index"
             )
-        physical = f"{alias}-{time.time_ns() // 1_000_000}"
+        physical = self.new_physical()
         documents = passages.settings() if isinstance(passages, Documents) else None
-        self._create(
+        self.create(
             physical,
             k1=k1,
             b=b,
@@ -275,11 +275,39 @@ class ElasticRetriever:
             replicas=replicas,
             documents=documents,
         )
-        indexed = 0
+        actions = self._actions(physical, passages)
+        indexed = self.fill_and_switch(
+            physical, previous, actions, chunk_size=chunk_size, workers=workers, progress=progress
+        )
+        if progress:
+            progress(indexed)
+        return indexed
+
+    def new_physical(self) -> str:
+        """A name for a new physical index behind the alias (``NAME-<milliseconds>``)."""
+        return f"{self.settings.index}-{time.time_ns() // 1_000_000}"
+
+    def fill_and_switch(
+        self,
+        physical: str,
+        previous: list[str],
+        actions: Iterator[dict[str, Any]],
+        *,
+        chunk_size: int = 1000,
+        workers: int = 2,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Load ``actions`` into ``physical`` (made empty), then move the alias to it in one step.
+
+        Until the alias moves, searches read the ``previous`` physical indexes, which are
+        deleted once it has; on any failure ``physical`` is deleted and the alias stays put.
+        Returns the passages loaded.
+        """
+        alias = self.settings.index
         try:
             indexed = bulk_load(
                 self.client,
-                self._actions(physical, passages),
+                actions,
                 chunk_size=chunk_size,
                 workers=workers,
                 retries=self.settings.retries,
@@ -303,18 +331,37 @@ class ElasticRetriever:
         for old in previous:
             self._call("delete", lambda old=old: self.client.indices.delete(index=old))
         self._fields = None  # the alias points at a new physical index: read its mapping again
-        if progress:
-            progress(indexed)
         return indexed
 
-    def _alias_targets(self, alias: str) -> list[str]:
+    def built_with(self, physical: str) -> dict[str, Any]:
+        """The options ``physical`` was built with, as :meth:`create` takes them to make its like.
+
+        ``k1``, ``b``, ``analyzer``, ``shards``, ``replicas``.
+        """
+        settings = self._call(
+            "read settings", lambda: self.client.indices.get_settings(index=physical)
+        )[physical]["settings"]["index"]
+        mapping = self._call(
+            "read mapping", lambda: self.client.indices.get_mapping(index=physical)
+        )[physical]["mappings"]
+        bm25 = settings["similarity"]["searchain_bm25"]
+        return {
+            "k1": float(bm25["k1"]),
+            "b": float(bm25["b"]),
+            "analyzer": mapping["properties"]["text"].get("analyzer", "standard"),
+            "shards": int(settings["number_of_shards"]),
+            "replicas": int(settings["number_of_replicas"]),
+        }
+
+    def alias_targets(self, alias: str) -> list[str]:
+        """The physical indexes ``alias`` points at (none if it is no alias)."""
         found = self._call(
             "read aliases",
             lambda: self.client.options(ignore_status=404).indices.get_alias(name=alias),
         )
         return [] if found.meta.status == 404 else sorted(found.body)
 
-    def _create(
+    def create(
         self,
         name: str,
         *,
@@ -325,6 +372,11 @@ class ElasticRetriever:
         replicas: int,
         documents: dict[str, Any] | None = None,
     ) -> None:
+        """Make the empty physical index ``name``, with the mapping a searchain index has.
+
+        BM25's ``k1``/``b``, the ``analyzer``, and (a documents index) the settings that
+        ``--update`` walks again.
+        """
         field = {"type": "text", "similarity": "searchain_bm25", "analyzer": analyzer}
         meta: dict[str, Any] = {"built_by": BUILT_BY}
         if documents is not None:  # what --update walks again

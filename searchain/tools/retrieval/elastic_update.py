@@ -2,39 +2,38 @@
 
 The index's mapping keeps the settings it was built with (``_meta.documents``) and each passage
 its document's path and content hash (keywords), so the documents it holds are read back with a
-composite aggregation, a page of buckets at a time. A changed or removed document's passages
-are deleted (their ids found by a scroll, deleted in bulk), the new and changed documents'
-passages indexed (their ids, ``PATH#n``, are the fresh build's), and the index refreshed.
+composite aggregation, a page of buckets at a time; only new and changed files are read.
 
-Its BM25 statistics are not yet the live passages' alone: Elasticsearch keeps deleted documents
-as soft deletes (for recovery, under a retention lease of 12 hours by default), and until a merge
-may drop them they count in document frequencies and the passage count, so scores differ from
-a fresh build's (the test measured up to 21% on a small index; a force-merge, even to one
-segment, did not drop them). The embedded index's update is exact.
+The result is published as a build is: a new physical index (made with the old one's BM25
+parameters, analyzer, shards and replicas) is filled with the unchanged documents' passages,
+copied from the old one (a scroll, then bulk: core APIs, which a minimal distribution without
+the ``reindex`` module has), and the new and changed documents' passages; the alias then moves
+to it in one step and the old index is deleted. So a search sees the old version or the new one,
+never a mix; an update that fails or is killed leaves the alias on the old index (a killed one
+also leaves the half-filled new index, named ``NAME-<milliseconds>``, behind no alias). And the
+BM25 statistics are the live passages' alone, as a fresh build's: passages deleted in place
+would stay in Elasticsearch's statistics as soft deletes until a merge dropped them (12 hours
+of retention by default; a force-merge did not), and on a small index moved scores by up to 21%.
 
-Unlike the embedded index's switch, the change is not atomic: a search during the update may
-see a changed document's passages missing for a moment (never a mix of two versions of one
-passage: ids are replaced whole). An update killed part-way leaves the index consistent per
-document; the next update finds what it did not finish (hashes differ) and does it.
+The copy is the price: an update re-indexes every passage the index keeps, without reading or
+extracting their files again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from searchain.documents.collection import Changes, Documents
+from searchain.documents.collection import Changes, Compared, Documents
+from searchain.text import counted
 from searchain.tools.retrieval.elastic import ElasticRetriever
-from searchain.tools.retrieval.elastic_bulk import bulk_load
 from searchain.tools.retrieval.elastic_documents import (
     DOCUMENT_FIELD,
     DOCUMENT_HASH_FIELD,
     document_actions,
 )
-
-DELETE_CHUNK = 1000
-"""Documents deleted per delete-by-query request."""
 
 
 def update_elastic(
@@ -59,25 +58,39 @@ def update_elastic(
     held = _held(retriever)
     compared, changes = documents.compare(held, progress)
     if changes.any:
-        if stage:
-            stage(f"updating: {changes}")
-        live = {record.path: record for record, _ in compared}
-        stale = [
-            path for path, (sha, _) in held.items() if path not in live or live[path].sha256 != sha
-        ]
-        _delete(retriever, stale)
-        fresh = [(record, passages) for record, passages in compared if passages is not None]
-        bulk_load(
-            retriever.client,
-            document_actions(index, fresh),
-            chunk_size=1000,
-            workers=2,
-            retries=retriever.settings.retries,
-        )
-        client = retriever.client
-        retriever._call("refresh", lambda: client.indices.refresh(index=index))
-    count = retriever._call("count", lambda: retriever.client.count(index=index))["count"]
+        count = _republish(retriever, held, compared, settings, stage)
+    else:
+        count = retriever._call("count", lambda: retriever.client.count(index=index))["count"]
     return int(count), documents, changes
+
+
+def _republish(
+    retriever: ElasticRetriever,
+    held: dict[str, tuple[str, int]],
+    compared: Compared,
+    settings: dict[str, Any],
+    stage: Callable[[str], None] | None,
+) -> int:
+    """A new physical index of the kept and the fresh passages, the alias moved to it."""
+    alias = retriever.settings.index
+    previous = retriever.alias_targets(alias)
+    if len(previous) != 1:
+        raise ValueError(
+            f"Elasticsearch index {alias!r} is not an alias of one index, as searchain builds "
+            "it: build it again with --overwrite"
+        )
+    live = {record.path: record.sha256 for record, _ in compared}
+    kept = {path for path, (sha, _) in held.items() if live.get(path) == sha}
+    fresh = [(record, passages) for record, passages in compared if passages is not None]
+    if stage:
+        passages = sum(n for path, (_, n) in held.items() if path in kept)
+        stage(f"copying {counted(passages, 'unchanged passage')} into a new index beside the new")
+    physical = retriever.new_physical()
+    retriever.create(physical, **retriever.built_with(previous[0]), documents=settings)
+    actions = chain(
+        _copied(retriever, previous[0], physical, kept), document_actions(physical, fresh)
+    )
+    return retriever.fill_and_switch(physical, previous, actions)
 
 
 def _settings(retriever: ElasticRetriever) -> dict[str, Any]:
@@ -125,44 +138,25 @@ def _held(retriever: ElasticRetriever) -> dict[str, tuple[str, int]]:
             return held
 
 
-def _delete(retriever: ElasticRetriever, paths: list[str]) -> None:
-    """Delete the passages of ``paths``' documents.
-
-    Their ids are found with a scroll and deleted in bulk, both core APIs: delete-by-query lives
-    in the ``reindex`` module, which a minimal distribution (the tests') does not have.
-    """
-    index, client = retriever.settings.index, retriever.client
-    for start in range(0, len(paths), DELETE_CHUNK):
-        chunk = paths[start : start + DELETE_CHUNK]
-        ids = _ids_of(retriever, chunk)
-        actions = ({"_op_type": "delete", "_index": index, "_id": i} for i in ids)
-        bulk_load(client, actions, chunk_size=1000, workers=1, retries=retriever.settings.retries)
-    retriever._call("refresh", lambda: client.indices.refresh(index=index))
-
-
-def _ids_of(retriever: ElasticRetriever, paths: list[str]) -> list[str]:
-    """The ids of every passage of ``paths``' documents."""
+def _copied(
+    retriever: ElasticRetriever, old: str, physical: str, kept: set[str]
+) -> Iterator[dict[str, Any]]:
+    """Bulk actions that copy into ``physical`` the passages of ``old`` whose document is kept."""
     client = retriever.client
     reply = retriever._call(
-        "find changed documents",
-        lambda: client.search(
-            index=retriever.settings.index,
-            query={"terms": {DOCUMENT_FIELD: paths}},
-            source=False,
-            size=1000,
-            scroll="2m",
-        ),
+        "read the kept passages",
+        lambda: client.search(index=old, size=1000, scroll="5m", sort=["_doc"]),
     )
-    ids: list[str] = []
     try:
         while reply["hits"]["hits"]:
-            ids += [hit["_id"] for hit in reply["hits"]["hits"]]
+            for hit in reply["hits"]["hits"]:
+                if hit["_source"].get(DOCUMENT_FIELD) in kept:
+                    yield {"_index": physical, "_id": hit["_id"], "_source": hit["_source"]}
             scroll = reply["_scroll_id"]
             reply = retriever._call(
-                "find changed documents",
-                lambda scroll=scroll: client.scroll(scroll_id=scroll, scroll="2m"),
+                "read the kept passages",
+                lambda scroll=scroll: client.scroll(scroll_id=scroll, scroll="5m"),
             )
     finally:
         if reply.get("_scroll_id"):
             client.options(ignore_status=404).clear_scroll(scroll_id=reply["_scroll_id"])
-    return ids

@@ -25,6 +25,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, ConfigDict
 from starlette.types import Receive, Scope, Send
 
 from searchain.cache import load_once
@@ -41,6 +42,8 @@ protection); set it to the names a deployment is reached by."""
 
 TASK_HELP = (
     " Optional `task`: qa (default), yesno, factcheck (the question is a claim), slot, longform."
+    " Optional `files`: documents searched with the corpus for this question and cited to their"
+    " page, each {name, mime_type, data (base64)}: PDF, HTML, Markdown, DOCX or plain text."
 )
 
 IRCOT_DESCRIPTION = (
@@ -48,8 +51,30 @@ IRCOT_DESCRIPTION = (
     "reasoning (IRCoT): each reasoning sentence retrieves more passages, until the answer."
 )
 
-TOOL_ARGUMENTS = frozenset({"question", "task"})
+TOOL_ARGUMENTS = frozenset({"question", "task", "files"})
 """All a tool takes: the deployment sets the models, files, indexes and URLs."""
+
+
+class SentDocument(BaseModel):
+    """A document sent with a question: searched for that question alone (a stateless run)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str
+    """The file's name, which its citations show."""
+    mime_type: str
+    """Its type: application/pdf, text/html, text/markdown, text/plain, or DOCX's."""
+    data: str
+    """Its bytes, base64-encoded."""
+
+    def block(self) -> dict[str, str]:
+        """The file as LangChain's standard content block."""
+        return {
+            "type": "file",
+            "mime_type": self.mime_type,
+            "base64": self.data,
+            "filename": self.name,
+        }
 
 
 class ToolServer(MCPServer):
@@ -66,8 +91,8 @@ class ToolServer(MCPServer):
         """Refuse unknown arguments, then call the tool."""
         if unknown := sorted(set(arguments) - TOOL_ARGUMENTS):
             raise ToolError(
-                f"{', '.join(unknown)}: not an argument of {name!r}, which takes a question and "
-                "a task (the deployment sets its models, files, indexes and URLs)"
+                f"{', '.join(unknown)}: not an argument of {name!r}, which takes a question, a "
+                "task and files (the deployment sets its models, indexes and URLs)"
             )
         return await super().call_tool(name, arguments, context)
 
@@ -138,16 +163,26 @@ def as_result(values: Any) -> CallToolResult:
     return CallToolResult(content=[text], structured_content=structured)
 
 
-async def run_graph(graph_id: str, question: str, task: str | None, ctx: Context) -> CallToolResult:
-    """One stateless run of ``graph_id`` on this server, as the caller."""
+async def run_graph(
+    graph_id: str,
+    question: str,
+    task: str | None,
+    files: list[SentDocument] | None,
+    ctx: Context,
+) -> CallToolResult:
+    """One stateless run of ``graph_id`` on this server, as the caller (with its files)."""
     if not question.strip():
         raise ToolError("question is blank: ask a question")
     request = ctx.request_context.request
+    asked: dict[str, Any] = {"question": question, "task": task}
+    if files:
+        content = [{"type": "text", "text": question}, *(f.block() for f in files)]
+        asked = {"messages": [{"type": "human", "content": content}], "task": task}
     try:
         values = await server_client(request).runs.wait(
             None,
             graph_id,
-            input={"question": question, "task": task},
+            input=asked,
             raise_error=False,
             headers=caller_headers(request),
         )
@@ -166,15 +201,19 @@ def refusal_message(response: httpx.Response) -> str:
 
 
 @server.tool(name="searchain", title="SearChain", description=TOOL_DESCRIPTION + TASK_HELP)
-async def searchain(question: str, ctx: Context, task: str | None = None) -> CallToolResult:
-    """SearChain over the deployment's corpus."""
-    return await run_graph("searchain", question, task, ctx)
+async def searchain(
+    question: str, ctx: Context, task: str | None = None, files: list[SentDocument] | None = None
+) -> CallToolResult:
+    """SearChain over the deployment's corpus (and the files sent with the question)."""
+    return await run_graph("searchain", question, task, files, ctx)
 
 
 @server.tool(name="ircot", title="IRCoT", description=IRCOT_DESCRIPTION + TASK_HELP)
-async def ircot(question: str, ctx: Context, task: str | None = None) -> CallToolResult:
-    """IRCoT over the deployment's corpus."""
-    return await run_graph("ircot", question, task, ctx)
+async def ircot(
+    question: str, ctx: Context, task: str | None = None, files: list[SentDocument] | None = None
+) -> CallToolResult:
+    """IRCoT over the deployment's corpus (and the files sent with the question)."""
+    return await run_graph("ircot", question, task, files, ctx)
 
 
 def transport_security() -> TransportSecuritySettings:

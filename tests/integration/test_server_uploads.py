@@ -11,8 +11,8 @@ import base64
 import pytest
 
 from tests.documents import PAINTERS, pdf_bytes
-from tests.integration.test_server import status_of
-from tests.server import QUESTION
+from tests.integration.test_server import mcp_session, status_of
+from tests.server import KEYS, QUESTION
 
 pytestmark = pytest.mark.integration
 
@@ -123,3 +123,33 @@ def test_a_pdf_the_graph_cannot_read_fails_the_run_in_one_line(deployment):
     assert [r["status"] for r in carol.runs.list(thread)] == ["error"]
     state = carol.threads.get_state(thread)["values"]
     assert state.get("uploads", []) == []
+
+
+def test_mcp_clients_send_files_with_the_question(deployment):
+    fresh(deployment)
+    pdf = {"name": "painters.pdf", "mime_type": "application/pdf",
+           "data": base64.b64encode(PDF).decode()}  # fmt: skip
+
+    async def work(client):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        answer = await client.call_tool("searchain", {"question": QUESTION, "files": [pdf]})
+        image = {**pdf, "name": "a.png", "mime_type": "image/png"}
+        refused = await client.call_tool("ircot", {"question": QUESTION, "files": [image]})
+        extra = await client.call_tool(
+            "searchain", {"question": QUESTION, "files": [{**pdf, "url": "http://x"}]}
+        )
+        return tools, answer, refused, extra
+
+    tools, answer, refused, extra = mcp_session(deployment.url, {"x-api-key": KEYS["carol"]}, work)
+    assert "files" in tools["searchain"].input_schema["properties"]
+    assert "Optional `files`" in tools["ircot"].description
+    assert not answer.is_error, answer.content[0].text
+    [reference] = answer.structured_content["references"]
+    assert reference["id"] == "painters.pdf#2" and reference["source"]["page"] == 3
+    assert "(painters.pdf, p. 3)" in answer.content[0].text
+    assert refused.is_error
+    [line] = refused.content[0].text.splitlines()
+    assert "refused (400): a.png is image/png: searchain reads files of type PDF" in line
+    assert extra.is_error and "url" in extra.content[0].text
+    # The run was stateless: its thread, and so its file, went when it ended.
+    assert deployment.client("carol").threads.search(limit=100) == []

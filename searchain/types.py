@@ -36,6 +36,9 @@ class Source:
     document (from its page, for a PDF)."""
     end: int = 0
     """Offset just past the passage's last character, in the same text."""
+    sent: bool = False
+    """A file sent in a message (a thread's own): ``path`` is its name, and no folder holds it,
+    so nothing links to it."""
 
     @classmethod
     def of(cls, stored: object) -> Source | None:
@@ -56,6 +59,8 @@ class Source:
             return None
         numbers = [values.get("start", 0), values.get("end", 0), values.get("page") or 0]
         if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+            return None
+        if not isinstance(values.get("sent", False), bool):
             return None
         return cls(**values)
 

@@ -23,7 +23,7 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from searchain.documents.collection import content_hash
@@ -59,7 +59,8 @@ class Upload:
     pages: int | None
     """A PDF's page count; None for other formats."""
     passages: list[Passage] = field(default_factory=list)
-    """Its passages, ids ``NAME#1``, ``NAME#2``..., each with its source (page, section)."""
+    """Its passages, ids ``NAME#1``, ``NAME#2``..., each with its source (page, section),
+    marked as sent."""
     empty_pages: list[int] = field(default_factory=list)
     """PDF pages with no text layer (searchain does no OCR): nothing of them can be found."""
 
@@ -236,5 +237,8 @@ def _read(sent: SentFile, sha: str, bounds: UploadBounds) -> Upload:
         document = extract(sent.fmt, sent.data, sent.name)
     except Unreadable as exc:
         raise ValueError(f"{sent.name} cannot be read: {exc}") from None
-    passages = list(split(document, sent.name))
+    passages = [
+        replace(p, source=replace(p.source, sent=True)) if p.source else p
+        for p in split(document, sent.name)
+    ]
     return Upload(sent.name, sha, len(sent.data), pages, passages, document.empty_pages)

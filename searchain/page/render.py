@@ -154,7 +154,7 @@ def _linked(result: dict[str, Any], documents: Path) -> dict[str, Any]:
     def link(item: dict[str, Any]) -> dict[str, Any]:
         stored = item.get("source")
         source = Source.of(stored)
-        if source is None:
+        if source is None or source.sent:  # a file sent in the chat is in no folder
             return item
         href = (documents / source.path).absolute().as_uri() + source.fragment()
         return {**item, "source": {**stored, "href": href}}

@@ -53,7 +53,7 @@ def test_references_carry_their_source_to_every_surface():
     as_json = result_to_json(out)
     assert as_json["references"][0]["source"] == {
         "path": "albums/spirit if.pdf", "page": 2, "section": "", "anchor": "", "start": 10,
-        "end": 60,
+        "end": 60, "sent": False,
     }  # fmt: skip
     assert as_json["nodes"][1]["passage"]["source"]["anchor"] == "kevin-drew"
     back = result_from_json(as_json)
@@ -69,6 +69,17 @@ def test_the_page_links_each_reference_to_its_file_at_its_page_or_heading(tmp_pa
     assert f'<a href="{(tmp_path / "people.md").as_uri()}#kevin-drew">' in linked
     plain = render_page(results)  # no folder known (Elasticsearch, a server): named, not linked
     assert "albums/spirit if.pdf, p. 2" in plain and "spirit%20if" not in plain
+
+    # A file sent in the chat is in no folder: named, never linked to the index's files.
+    def sent(item: dict) -> dict:
+        return {**item, "source": {**item["source"], "sent": True}}
+
+    sent_files = results[0] | {
+        "references": [sent(r) for r in results[0]["references"]],
+        "nodes": [{**n, "passage": sent(n["passage"])} for n in results[0]["nodes"]],
+    }
+    page = render_page([sent_files], documents=tmp_path)
+    assert "albums/spirit if.pdf, p. 2" in page and f'<a href="{pdf}#page=2">' not in page
 
 
 def test_a_passage_with_a_source_survives_a_checkpoint():
@@ -103,7 +114,7 @@ def test_anything_that_is_not_a_source_reads_as_none():
     edited: neither stops a search or a page (the passage shows its id)."""
     for stored in [None, "a.pdf", {"name": "Reuters"}, {"path": 3}, {"path": "a.pdf", "page": "3"},
                    {"path": "a.pdf", "start": 1.5}, {"path": "a.pdf", "page": True},
-                   {"path": "a.pdf", "section": ["A"]}]:  # fmt: skip
+                   {"path": "a.pdf", "section": ["A"]}, {"path": "a.pdf", "sent": 1}]:  # fmt: skip
         assert Source.of(stored) is None, stored
     assert Source.of({"path": "a.pdf", "page": None}) == Source("a.pdf")
     page = render_page([{"question": "Q", "answer": "A", "final_content": "A [1].",

@@ -407,15 +407,20 @@ def test_batch_search_is_one_msearch_with_the_same_results(pooled, monkeypatch):
     assert es.search_batch([], k=1) == [] and sent == []
 
 
+def index_documents(es_url: str, folder, name: str) -> subprocess.CompletedProcess:
+    """``searchain index FOLDER`` into the Elasticsearch index ``name`` (replaced)."""
+    return subprocess.run(
+        [sys.executable, "-m", "searchain", "index", str(folder), "--backend", "elasticsearch",
+         "--es-url", es_url, "--es-index", name, "--overwrite"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
 def test_documents_keep_their_sources_in_elasticsearch(es_url, tmp_path):
     from tests.documents import write_folder
 
     folder = write_folder(tmp_path / "archive")
-    done = subprocess.run(
-        [sys.executable, "-m", "searchain", "index", str(folder), "--backend", "elasticsearch",
-         "--es-url", es_url, "--es-index", "documents-test", "--overwrite"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    done = index_documents(es_url, folder, "documents-test")
     assert done.returncode == 3, done.stderr  # the scanned page, named
     assert "indexed 5 files, 9 passages into Elasticsearch index documents-test" in done.stderr
     (found,) = retriever(es_url, "documents-test").search("Lorenzo Monaco influenced", 1)
@@ -463,11 +468,7 @@ def test_an_update_that_fails_part_way_leaves_the_old_index_searched(es_url, tmp
     from tests.documents import write_folder
 
     folder = write_folder(tmp_path / "archive")
-    built = subprocess.run(
-        [sys.executable, "-m", "searchain", "index", str(folder), "--backend", "elasticsearch",
-         "--es-url", es_url, "--es-index", "upd-fail", "--overwrite"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    built = index_documents(es_url, folder, "upd-fail")
     assert built.returncode == 3, built.stderr
     es = retriever(es_url, "upd-fail")
     before, physical = es.search("team server start", 5), es.alias_targets("upd-fail")

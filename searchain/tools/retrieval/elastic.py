@@ -29,7 +29,6 @@ from typing import Any, TypeVar
 
 from searchain.documents.collection import Documents
 from searchain.redact import redact_url
-from searchain.tools.retrieval.elastic_bulk import bulk_load
 from searchain.tools.retrieval.elastic_client import (
     TRANSIENT_STATUS,
     ElasticsearchError,
@@ -40,16 +39,17 @@ from searchain.tools.retrieval.elastic_client import (
     transient,
 )
 from searchain.tools.retrieval.elastic_documents import (
-    DOCUMENT_FIELD,
-    DOCUMENT_HASH_FIELD,
     SOURCE_FIELD,
     document_actions,
 )
+from searchain.tools.retrieval.elastic_physical import (
+    BUILT_BY,
+    create,
+    fill_and_switch,
+    new_physical,
+)
 from searchain.tools.retrieval.fields import lookup
 from searchain.types import Passage, Source
-
-BUILT_BY = "searchain"
-"""``_meta.built_by`` of the indexes searchain creates."""
 
 ANALYZERS = ("standard", "english")
 T = TypeVar("T")
@@ -264,9 +264,10 @@ class ElasticRetriever:
                 f"{alias!r} at {self.url} is an index this tool did not build: choose another "
                 "--es-index"
             )
-        physical = self.new_physical()
+        physical = new_physical(self)
         documents = passages.settings() if isinstance(passages, Documents) else None
-        self.create(
+        create(
+            self,
             physical,
             k1=k1,
             b=b,
@@ -276,82 +277,23 @@ class ElasticRetriever:
             documents=documents,
         )
         actions = self._actions(physical, passages)
-        indexed = self.fill_and_switch(
-            physical, previous, actions, chunk_size=chunk_size, workers=workers, progress=progress
+        indexed = fill_and_switch(
+            self,
+            physical,
+            previous,
+            actions,
+            chunk_size=chunk_size,
+            workers=workers,
+            progress=progress,
         )
+        self.reread_mapping()
         if progress:
             progress(indexed)
         return indexed
 
-    def new_physical(self) -> str:
-        """A name for a new physical index behind the alias (``NAME-<milliseconds>``)."""
-        return f"{self.settings.index}-{time.time_ns() // 1_000_000}"
-
-    def fill_and_switch(
-        self,
-        physical: str,
-        previous: list[str],
-        actions: Iterator[dict[str, Any]],
-        *,
-        chunk_size: int = 1000,
-        workers: int = 2,
-        progress: Callable[[int], None] | None = None,
-    ) -> int:
-        """Load ``actions`` into ``physical`` (made empty), then move the alias to it in one step.
-
-        Until the alias moves, searches read the ``previous`` physical indexes, which are
-        deleted once it has; on any failure ``physical`` is deleted and the alias stays put.
-        Returns the passages loaded.
-        """
-        alias = self.settings.index
-        try:
-            indexed = bulk_load(
-                self.client,
-                actions,
-                chunk_size=chunk_size,
-                workers=workers,
-                retries=self.settings.retries,
-                progress=progress,
-            )
-            if indexed == 0:
-                raise ElasticsearchError("the corpus has no passages")
-            self._call("refresh", lambda: self.client.indices.refresh(index=physical))
-            self._call(
-                "settings",
-                lambda: self.client.indices.put_settings(
-                    index=physical, settings={"index": {"refresh_interval": "1s"}}
-                ),
-            )
-            moves = [{"add": {"index": physical, "alias": alias}}]
-            moves += [{"remove": {"index": old, "alias": alias}} for old in previous]
-            self._call("move alias", lambda: self.client.indices.update_aliases(actions=moves))
-        except BaseException:
-            self.client.options(ignore_status=404).indices.delete(index=physical)
-            raise
-        for old in previous:
-            self._call("delete", lambda old=old: self.client.indices.delete(index=old))
-        self._fields = None  # the alias points at a new physical index: read its mapping again
-        return indexed
-
-    def built_with(self, physical: str) -> dict[str, Any]:
-        """The options ``physical`` was built with, as :meth:`create` takes them to make its like.
-
-        ``k1``, ``b``, ``analyzer``, ``shards``, ``replicas``.
-        """
-        settings = self._call(
-            "read settings", lambda: self.client.indices.get_settings(index=physical)
-        )[physical]["settings"]["index"]
-        mapping = self._call(
-            "read mapping", lambda: self.client.indices.get_mapping(index=physical)
-        )[physical]["mappings"]
-        bm25 = settings["similarity"]["searchain_bm25"]
-        return {
-            "k1": float(bm25["k1"]),
-            "b": float(bm25["b"]),
-            "analyzer": mapping["properties"]["text"].get("analyzer", "standard"),
-            "shards": int(settings["number_of_shards"]),
-            "replicas": int(settings["number_of_replicas"]),
-        }
+    def reread_mapping(self) -> None:
+        """Read the mapping again on next use: the alias points at a new physical index."""
+        self._fields = None
 
     def alias_targets(self, alias: str) -> list[str]:
         """The physical indexes ``alias`` points at (none if it is no alias)."""
@@ -360,61 +302,6 @@ class ElasticRetriever:
             lambda: self.client.options(ignore_status=404).indices.get_alias(name=alias),
         )
         return [] if found.meta.status == 404 else sorted(found.body)
-
-    def create(
-        self,
-        name: str,
-        *,
-        k1: float,
-        b: float,
-        analyzer: str,
-        shards: int,
-        replicas: int,
-        documents: dict[str, Any] | None = None,
-    ) -> None:
-        """Make the empty physical index ``name``, with the mapping a searchain index has.
-
-        BM25's ``k1``/``b``, the ``analyzer``, and (a documents index) the settings that
-        ``--update`` walks again.
-        """
-        field = {"type": "text", "similarity": "searchain_bm25", "analyzer": analyzer}
-        meta: dict[str, Any] = {"built_by": BUILT_BY}
-        if documents is not None:  # what --update walks again
-            meta["documents"] = documents
-        mappings = {
-            "_meta": meta,
-            "properties": {
-                "title": {**field, "copy_to": "content"},
-                "text": {**field, "copy_to": "content"},
-                "content": field,
-                SOURCE_FIELD: {"type": "object", "enabled": False},  # stored, never searched
-                DOCUMENT_FIELD: {"type": "keyword"},  # what an update deletes by
-                DOCUMENT_HASH_FIELD: {"type": "keyword"},
-            },
-        }
-        settings = {
-            "number_of_shards": shards,
-            "number_of_replicas": replicas,
-            "refresh_interval": "-1",  # no refreshes while bulk loading; set back after
-            "similarity": {"searchain_bm25": {"type": "BM25", "k1": k1, "b": b}},
-        }
-        try:
-            self._call(
-                "create index",
-                lambda: self.client.indices.create(
-                    index=name,
-                    settings=settings,
-                    mappings=mappings,
-                ),
-            )
-        except ElasticsearchError as exc:
-            if analyzer == "english" and "analyzer [english]" in str(exc):
-                raise ElasticsearchError(
-                    f"Elasticsearch at {self.url} has no 'english' analyzer (its analysis-common "
-                    "module is missing, as in the integration-test distribution): use "
-                    "--analyzer standard"
-                ) from None
-            raise
 
     @staticmethod
     def _actions(index: str, passages: Iterable[Passage]) -> Iterator[dict[str, Any]]:

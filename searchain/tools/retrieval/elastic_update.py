@@ -34,6 +34,12 @@ from searchain.tools.retrieval.elastic_documents import (
     DOCUMENT_HASH_FIELD,
     document_actions,
 )
+from searchain.tools.retrieval.elastic_physical import (
+    built_with,
+    create,
+    fill_and_switch,
+    new_physical,
+)
 
 
 def update_elastic(
@@ -85,12 +91,14 @@ def _republish(
     if stage:
         passages = sum(n for path, (_, n) in held.items() if path in kept)
         stage(f"copying {counted(passages, 'unchanged passage')} into a new index beside the new")
-    physical = retriever.new_physical()
-    retriever.create(physical, **retriever.built_with(previous[0]), documents=settings)
+    physical = new_physical(retriever)
+    create(retriever, physical, **built_with(retriever, previous[0]), documents=settings)
     actions = chain(
         _copied(retriever, previous[0], physical, kept), document_actions(physical, fresh)
     )
-    return retriever.fill_and_switch(physical, previous, actions)
+    indexed = fill_and_switch(retriever, physical, previous, actions)
+    retriever.reread_mapping()
+    return indexed
 
 
 def _settings(retriever: ElasticRetriever) -> dict[str, Any]:

@@ -61,7 +61,11 @@ class Fixed:
     st.integers(1, 10),
 )
 def test_together_interleaves_rank_by_rank_the_files_first(files, index, k):
-    fused = [p.id for p in Together(Fixed(files), Fixed(index)).search("q", k=k)]
+    together = Together(Fixed(files), Fixed(index))
+    fused = [p.id for p in together.search("q", k=k)]
+    assert [[p.id for p in found] for found in together.search_batch(["q", "q"], k=k)] == [
+        fused
+    ] * 2
     files, index = files[:k], index[:k]
     expected = []
     for rank in range(k):

@@ -24,7 +24,7 @@ from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
 
 SERVER = str(ROOT / "scripts" / "server.sh")
-KEYS = {name: f"sk-test-{name}-{uuid.uuid4().hex}" for name in ("alice", "bob", "carol")}
+KEYS = {name: f"sk-test-{name}-{uuid.uuid4().hex}" for name in ("alice", "bob", "erin")}
 KEYS |= {f"user{i}": f"sk-test-user{i}-{uuid.uuid4().hex}" for i in range(8)}
 """Each test user's API key (a fresh set per test session)."""
 QUESTION = "Who influenced Lorenzo Monaco?"

@@ -213,7 +213,8 @@ def test_a_forged_host_sends_mcp_runs_nowhere_else(deployment, listener):
 
 
 def test_an_mcp_call_cannot_name_a_deployment_setting(deployment, listener):
-    """Issue 30, case 1, per MCP call: the tools take a question and a task, nothing else."""
+    """Issue 30, case 1, per MCP call: the tools take a question, a task and the files sent
+    with it (issue 43), nothing else."""
 
     async def work(client):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -223,7 +224,7 @@ def test_an_mcp_call_cannot_name_a_deployment_setting(deployment, listener):
         return tools, answer
 
     tools, answer = mcp_session(deployment.url, {"x-api-key": KEYS["alice"]}, work)
-    assert set(tools["searchain"].input_schema["properties"]) == {"question", "task"}
+    assert set(tools["searchain"].input_schema["properties"]) == {"question", "task", "files"}
     assert answer.is_error
     [line] = answer.content[0].text.splitlines()
     assert "es_url" in line and "llm" in line

@@ -40,51 +40,51 @@ def refusal(call) -> tuple[int, str]:
 
 
 def test_a_pdf_sent_in_a_thread_is_cited_to_its_page_and_no_one_else_retrieves_it(deployment):
-    carol, bob = fresh(deployment), deployment.client("bob")
-    thread = carol.threads.create()["thread_id"]
-    out = carol.runs.wait(thread, "searchain", input=asked(block(PDF, "painters.pdf")))
+    erin, bob = fresh(deployment), deployment.client("bob")
+    thread = erin.threads.create()["thread_id"]
+    out = erin.runs.wait(thread, "searchain", input=asked(block(PDF, "painters.pdf")))
     [reference] = out["references"]
     assert reference["id"] == "painters.pdf#2" and reference["source"]["page"] == 3
     assert "(painters.pdf, p. 3)" in out["messages"][-1]["content"]
-    values = carol.threads.get_state(thread)["values"]
+    values = erin.threads.get_state(thread)["values"]
     assert [(u["name"], u["pages"]) for u in values["uploads"]] == [("painters.pdf", 3)]
-    # Bob asks the same question on his own thread: the index answers, never Carol's file.
+    # Bob asks the same question on his own thread: the index answers, never Erin's file.
     own = bob.threads.create()["thread_id"]
     mine = bob.runs.wait(own, "searchain", input={"question": QUESTION})
     assert mine["references"] and "painters.pdf" not in str(mine)
     stateless = bob.runs.wait(None, "searchain", input={"question": QUESTION})
     assert "painters.pdf" not in str(stateless)
     assert status_of(lambda: bob.threads.get_state(thread)) == 404
-    carol.threads.delete(thread)
-    assert status_of(lambda: carol.threads.get_state(thread)) == 404  # the files with it
+    erin.threads.delete(thread)
+    assert status_of(lambda: erin.threads.get_state(thread)) == 404  # the files with it
 
 
 def fresh(deployment):
-    """Carol's client, her threads (and so her files) from earlier tests deleted."""
-    carol = deployment.client("carol")
-    for thread in carol.threads.search(limit=100):
-        carol.threads.delete(thread["thread_id"])
-    return carol
+    """Erin's client, her threads (and so her files) from earlier tests deleted."""
+    erin = deployment.client("erin")
+    for thread in erin.threads.search(limit=100):
+        erin.threads.delete(thread["thread_id"])
+    return erin
 
 
 def test_a_users_threads_hold_at_most_the_deployments_bound_of_files(deployment):
-    carol = fresh(deployment)
+    erin = fresh(deployment)
     notes = [block(f"Note {i} on Giotto.".encode(), f"n{i}.txt", "text/plain") for i in range(4)]
-    first = carol.threads.create()["thread_id"]
-    carol.runs.wait(first, "searchain", input=asked(notes[0], notes[1]))
-    carol.runs.wait(first, "searchain", input=asked(notes[0]))  # held already: counts once
-    second = carol.threads.create()["thread_id"]
+    first = erin.threads.create()["thread_id"]
+    erin.runs.wait(first, "searchain", input=asked(notes[0], notes[1]))
+    erin.runs.wait(first, "searchain", input=asked(notes[0]))  # held already: counts once
+    second = erin.threads.create()["thread_id"]
     status, body = refusal(
-        lambda: carol.runs.wait(second, "searchain", input=asked(notes[2], notes[3]))
+        lambda: erin.runs.wait(second, "searchain", input=asked(notes[2], notes[3]))
     )
     assert status == 403
-    assert "carol's threads hold 2 files and this message sends 2 more, over the 3 one user" in body
+    assert "erin's threads hold 2 files and this message sends 2 more, over the 3 one user" in body
     assert "SEARCHAIN_UPLOADS_PER_USER" in body
-    assert carol.runs.list(second) == []  # refused before any run
-    carol.runs.wait(second, "searchain", input=asked(notes[2]))  # the bound itself is allowed
-    carol.threads.delete(first)  # frees its two files' places at once
-    carol.runs.wait(second, "searchain", input=asked(notes[3], block(PDF, "painters.pdf")))
-    uploads = carol.threads.get_state(second)["values"]["uploads"]
+    assert erin.runs.list(second) == []  # refused before any run
+    erin.runs.wait(second, "searchain", input=asked(notes[2]))  # the bound itself is allowed
+    erin.threads.delete(first)  # frees its two files' places at once
+    erin.runs.wait(second, "searchain", input=asked(notes[3], block(PDF, "painters.pdf")))
+    uploads = erin.threads.get_state(second)["values"]["uploads"]
     assert [u["name"] for u in uploads] == ["n2.txt", "n3.txt", "painters.pdf"]
 
 
@@ -101,13 +101,13 @@ def test_a_users_threads_hold_at_most_the_deployments_bound_of_files(deployment)
     ids=["image", "url", "over-size"],
 )  # fmt: skip
 def test_a_file_the_server_does_not_take_is_refused_before_any_run(deployment, file, status, said):
-    carol = fresh(deployment)
-    thread = carol.threads.create()["thread_id"]
-    got, body = refusal(lambda: carol.runs.wait(thread, "searchain", input=asked(file)))
+    erin = fresh(deployment)
+    thread = erin.threads.create()["thread_id"]
+    got, body = refusal(lambda: erin.runs.wait(thread, "searchain", input=asked(file)))
     assert (got, said in body) == (status, True), body
-    assert carol.runs.list(thread) == []
+    assert erin.runs.list(thread) == []
     got, body = refusal(
-        lambda: carol.runs.wait(
+        lambda: erin.runs.wait(
             thread, "searchain", input={"question": QUESTION}, context={"uploads_per_user": 1000}
         )
     )
@@ -115,13 +115,13 @@ def test_a_file_the_server_does_not_take_is_refused_before_any_run(deployment, f
 
 
 def test_a_pdf_the_graph_cannot_read_fails_the_run_in_one_line(deployment):
-    carol = fresh(deployment)
-    thread = carol.threads.create()["thread_id"]
+    erin = fresh(deployment)
+    thread = erin.threads.create()["thread_id"]
     torn = block(PDF[: len(PDF) // 3], "torn.pdf")
     with pytest.raises(Exception, match=r"^\w+: torn.pdf cannot be read: not a readable PDF"):
-        carol.runs.wait(thread, "searchain", input=asked(torn))
-    assert [r["status"] for r in carol.runs.list(thread)] == ["error"]
-    state = carol.threads.get_state(thread)["values"]
+        erin.runs.wait(thread, "searchain", input=asked(torn))
+    assert [r["status"] for r in erin.runs.list(thread)] == ["error"]
+    state = erin.threads.get_state(thread)["values"]
     assert state.get("uploads", []) == []
 
 
@@ -140,7 +140,7 @@ def test_mcp_clients_send_files_with_the_question(deployment):
         )
         return tools, answer, refused, extra
 
-    tools, answer, refused, extra = mcp_session(deployment.url, {"x-api-key": KEYS["carol"]}, work)
+    tools, answer, refused, extra = mcp_session(deployment.url, {"x-api-key": KEYS["erin"]}, work)
     assert "files" in tools["searchain"].input_schema["properties"]
     assert "Optional `files`" in tools["ircot"].description
     assert not answer.is_error, answer.content[0].text
@@ -152,4 +152,4 @@ def test_mcp_clients_send_files_with_the_question(deployment):
     assert "refused (400): a.png is image/png: searchain reads files of type PDF" in line
     assert extra.is_error and "url" in extra.content[0].text
     # The run was stateless: its thread, and so its file, went when it ended.
-    assert deployment.client("carol").threads.search(limit=100) == []
+    assert deployment.client("erin").threads.search(limit=100) == []

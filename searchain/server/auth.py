@@ -79,8 +79,8 @@ async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
 
     Every event's request is parsed for settings (:func:`searchain.server.settings.parse_request`):
     anything but the caller's settings, of their types and within their bounds, is a 400 naming
-    it. The files a run's messages send are counted against the user's bound, or refused
-    (:mod:`searchain.server.uploads`); the run is then admitted into the user's fair share, or
+    it. The files a request's messages send are counted against the user's bound, or refused
+    (:mod:`searchain.server.uploads`). A run is then admitted into the user's fair share, or
     refused with a 429 (:mod:`searchain.server.fair_share`), and its ``configurable`` keeps
     nothing but the settings (the server reads an otherwise empty context from it).
     """
@@ -88,6 +88,8 @@ async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
         settings = parse_request(value)
     except ValueError as exc:
         raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
+    if isinstance(value, dict):  # messages may come in a run's input, command or a state update
+        await admit_files(ctx.user.identity, value)
     command = value.get("command") if isinstance(value, dict) else None
     if isinstance(command, dict) and "resume" in command:
         try:  # a malformed decision is refused before any run, the thread still paused
@@ -102,5 +104,4 @@ async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
                 **config,
                 "configurable": {k: configurable[k] for k in settings if k in configurable},
             }
-        await admit_files(ctx.user.identity, value)
         await admit(ctx.user.identity, value)

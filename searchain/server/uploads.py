@@ -2,11 +2,12 @@
 
 A file sent in a message is read into its thread's state (:mod:`searchain.documents.uploads`),
 bounded there per file and per thread; what bounds a user is counted here, where every request
-for a run passes (:func:`searchain.server.auth.caller_settings`), before it is admitted. A ledger
-of searchain's own in the server's PostgreSQL (``searchain_uploads``, one row a file a thread
-was sent) counts a user's files in the threads of theirs that still exist: deleting a thread
-frees its files' places at once, and a stateless run's files (its thread is deleted when it
-ends) hold none afterwards. A file counts from the request that sends it, read or not.
+passes (:func:`searchain.server.auth.caller_settings`) before the server acts on it: a run's
+input or command, a thread state update, wherever messages come in. A ledger of searchain's own
+in the server's PostgreSQL (``searchain_uploads``, one row a file a thread was sent) counts a
+user's files in the threads of theirs that still exist: deleting a thread frees its files'
+places at once, and a stateless run's files (its thread is deleted when it ends) hold none
+afterwards. A file counts from the request that sends it, read or not.
 
 The request's file blocks are also checked here (shape, type, size: the checks that need no
 parser), so a file that cannot be taken is refused with a 400 before any run starts.
@@ -54,18 +55,36 @@ VALUES (%(user)s, %(thread)s, %(sha)s, %(name)s) ON CONFLICT DO NOTHING
 
 
 def requested_files(request: Mapping[str, Any]) -> list[SentFile]:
-    """The files a run's request sends in its input's messages; ValueError in one line."""
-    value = request.get("input")
-    messages = value.get("messages") if isinstance(value, Mapping) else None
-    if not isinstance(messages, list):
-        return []
+    """The files a request sends in messages, wherever it carries them; ValueError in one line.
+
+    A run's ``input``, a run's ``command.update`` (an object, or a list of pairs) and a thread
+    state update's ``values`` (an object, or a list of them) may each add messages, which a
+    later run of the thread reads.
+    """
     limit = deployment().context.upload_max_mib << 20
     files: list[SentFile] = []
-    for message in messages:
+    for message in _messages(request):
         content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, list):
             files += sent_files(content, limit)
     return files
+
+
+def _messages(request: Mapping[str, Any]) -> list[Any]:
+    updates: list[Any] = [request.get("input")]
+    values = request.get("values")
+    updates += values if isinstance(values, list) else [values]
+    command = request.get("command")
+    update = command.get("update") if isinstance(command, Mapping) else None
+    if isinstance(update, list):  # [[key, value], ...]
+        pairs = [p for p in update if isinstance(p, list | tuple) and len(p) == 2]
+        update = {"messages": [m for k, v in pairs if k == "messages" for m in _listed(v)]}
+    updates.append(update)
+    return [m for u in updates if isinstance(u, Mapping) for m in _listed(u.get("messages"))]
+
+
+def _listed(messages: object) -> list[Any]:
+    return messages if isinstance(messages, list) else [messages] if messages else []
 
 
 async def admit_files(user: str, request: Mapping[str, Any]) -> None:
@@ -78,6 +97,11 @@ async def admit_files(user: str, request: Mapping[str, Any]) -> None:
         return
     bound = deployment().context.uploads_per_user
     thread = str(request.get("thread_id") or "")
+    if not thread:
+        raise Auth.exceptions.HTTPException(
+            status_code=400,
+            detail="files are read into a thread: send them in the messages of a thread's run",
+        )
     rows = {(content_hash(f.data), f.name) for f in files}
     async with (await pool()).connection() as conn, conn.transaction():
         await conn.execute(LOCK, {"user": user})

@@ -153,3 +153,29 @@ def test_mcp_clients_send_files_with_the_question(deployment):
     assert extra.is_error and "url" in extra.content[0].text
     # The run was stateless: its thread, and so its file, went when it ended.
     assert deployment.client("erin").threads.search(limit=100) == []
+
+
+def test_files_added_by_a_state_update_or_a_command_count_the_same(deployment):
+    """The neighbours of a run's input: messages written into a thread by a state update or a
+    run's command are read by the thread's next run, so their files count against the bound."""
+    erin = fresh(deployment)
+    notes = [block(f"Note {i} on Giotto.".encode(), f"s{i}.txt", "text/plain") for i in range(4)]
+    thread = erin.threads.create()["thread_id"]
+    erin.runs.wait(thread, "searchain", input=asked(notes[0], notes[1]))
+    human = {"type": "human", "content": [{"type": "text", "text": QUESTION}, notes[2], notes[3]]}
+    for name, call in {
+        "state update": lambda: erin.threads.update_state(thread, {"messages": [human]}),
+        "command": lambda: erin.runs.wait(
+            thread, "searchain", command={"update": {"messages": [human]}}
+        ),
+        "command pairs": lambda: erin.runs.wait(
+            thread, "searchain", command={"update": [["messages", [human]]]}
+        ),
+        "stateless": lambda: erin.runs.wait(None, "searchain", input={"messages": [human]}),
+    }.items():
+        status, body = refusal(call)
+        assert status == 403 and "SEARCHAIN_UPLOADS_PER_USER" in body, (name, status, body)
+    erin.threads.update_state(thread, {"messages": [{**human, "content": human["content"][:2]}]})
+    erin.runs.wait(thread, "searchain", input={})  # the state update's question, its file
+    uploads = erin.threads.get_state(thread)["values"]["uploads"]
+    assert [u["name"] for u in uploads] == ["s0.txt", "s1.txt", "s2.txt"]

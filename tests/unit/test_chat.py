@@ -431,6 +431,26 @@ def test_a_pdf_sent_with_the_question_is_searched_and_cited_to_its_page():
     assert again["references"][0].id == "painters.pdf#2"
 
 
+def test_files_of_every_turn_a_run_brings_are_read_and_none_twice():
+    """A conversation sent to a new thread brings its earlier turns' files too; a later run
+    brings only its own messages."""
+    graph = build_graph(checkpointer=InMemorySaver())
+    notes = {"type": "text-plain", "text": "Giotto taught Taddeo Gaddi.", "title": "notes.txt"}
+    conversation = [
+        HumanMessage([{"type": "text", "text": "Who taught Taddeo Gaddi?"}, notes]),
+        AIMessage("Giotto."),
+        HumanMessage([{"type": "text", "text": MONACO}, pdf_block()]),
+    ]
+    ctx = upload_context([MONACO_CHAIN, MONACO_REPLAN, MONACO_TRACE] * 2)
+    graph.invoke({"messages": conversation}, config("b"), context=ctx)
+    held = graph.get_state(config("b")).values["uploads"]
+    assert [u.name for u in held] == ["notes.txt", "painters.pdf"]
+    graph.invoke(
+        {"messages": [HumanMessage("Who taught Lorenzo Monaco?")]}, config("b"), context=ctx
+    )
+    assert graph.get_state(config("b")).values["uploads"] == held
+
+
 def test_the_files_are_searched_alone_when_the_person_chooses():
     alone = upload_context([f"[Query 1]: {Q1}\n[Answer 1]: Kevin Drew", "Drew [1]."],
                            uploads_searched="alone")  # fmt: skip

@@ -42,6 +42,16 @@ def unasked(state: Any) -> str:
     )
 
 
+def brought(state: Any) -> list[HumanMessage]:
+    """The human messages this run brought: those after the one the thread's last run took.
+
+    A new thread given a whole conversation brings all of it, files of earlier turns included.
+    """
+    ids = [m.id for m in state.messages]
+    start = ids.index(state.asked_id) + 1 if state.asked_id and state.asked_id in ids else 0
+    return [m for m in state.messages[start:] if isinstance(m, HumanMessage)]
+
+
 def receive(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
     """Set the question, add it to the person's conversation, and open the reply to it.
 
@@ -50,8 +60,8 @@ def receive(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
     given ``question`` asks it, and it joins ``messages`` as a human message. A run given
     neither (messages ending in an AI or tool message, or none) is refused in one line, never
     answered with the thread's last question. A thread checkpointed before ``messages`` was
-    the person's is migrated first. Files the message sends join the thread's own corpus
-    (``uploads``), each read and within its bounds, or the message is refused whole, in one line.
+    the person's is migrated first. Files the run's messages send join the thread's own corpus
+    (``uploads``), each read and within its bounds, or the run is refused whole, in one line.
     """
     searchain = isinstance(state, State)
     update: dict[str, Any] = migration(state) if is_legacy(state) else {}
@@ -66,7 +76,8 @@ def receive(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
         raise ValueError(unasked(state))
     if asked is not None:
         bounds = upload_bounds(context_of(runtime, state.settings))
-        uploads = read_uploads(sent_files(asked.content, bounds.max_bytes), state.uploads, bounds)
+        files = [f for m in brought(state) for f in sent_files(m.content, bounds.max_bytes)]
+        uploads = read_uploads(files, state.uploads, bounds)
         if uploads:
             update.update({"uploads": uploads, "progress": [u.described() for u in uploads]})
         question = text_of(asked)

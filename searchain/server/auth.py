@@ -89,7 +89,7 @@ async def caller_settings(ctx: Auth.types.AuthContext, value: object) -> None:
     except ValueError as exc:
         raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
     if isinstance(value, dict):  # messages may come in a run's input, command or a state update
-        await admit_files(ctx.user.identity, value)
+        await admit_files(ctx, value)
     command = value.get("command") if isinstance(value, dict) else None
     if isinstance(command, dict) and "resume" in command:
         try:  # a malformed decision is refused before any run, the thread still paused

@@ -87,14 +87,15 @@ def _listed(messages: object) -> list[Any]:
     return messages if isinstance(messages, list) else [messages] if messages else []
 
 
-async def admit_files(user: str, request: Mapping[str, Any]) -> None:
-    """Count the files ``request`` sends against ``user``'s bound, or refuse it (400, 403)."""
+async def admit_files(ctx: Auth.types.AuthContext, request: Mapping[str, Any]) -> None:
+    """Count the files ``request`` sends against its user's bound, or refuse it (400, 403)."""
     try:
         files = requested_files(request)
     except ValueError as exc:
         raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
     if not files:
         return
+    user = ctx.user.identity
     bound = deployment().context.uploads_per_user
     thread = str(request.get("thread_id") or "")
     if not thread:

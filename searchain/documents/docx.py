@@ -17,6 +17,9 @@ from searchain.documents.extracted import Extracted, Unreadable, file_title
 from searchain.documents.sections import SectionBuilder
 
 _LEVEL = re.compile(r"heading (\d)$", re.IGNORECASE)
+UNPACKED_BYTES = 256 << 20
+"""What a DOCX's parts may hold unpacked, together: past it, a zip bomb is refused unread (a
+real one of a thousand pages holds a few megabytes)."""
 
 
 def _bookmark(paragraph: Any) -> str:
@@ -37,7 +40,16 @@ def extract(data: bytes, name: str) -> Extracted:
     from docx.text.paragraph import Paragraph
 
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:  # sizes read from its directory
+            unpacked = sum(part.file_size for part in archive.infolist())
+        if unpacked > UNPACKED_BYTES:
+            raise Unreadable(
+                f"unpacks to {unpacked / 2**20:,.0f} MiB, over the {UNPACKED_BYTES >> 20} MiB a "
+                "DOCX may hold (a zip bomb?)"
+            )
         document = docx.Document(io.BytesIO(data))
+    except Unreadable:
+        raise
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise Unreadable(f"not a readable DOCX ({exc})") from None
     except Exception as exc:  # python-docx raises its own types for a package it cannot open

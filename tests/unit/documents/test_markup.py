@@ -114,3 +114,22 @@ def test_plain_text_is_one_section_titled_by_its_name():
     document = extract("text", "\ufeffLine one.\nLine two.\n".encode(), "meeting-notes.txt")
     assert document.title == "meeting notes"
     assert sections(document) == [("", "", "Line one.\nLine two.\n")]
+
+
+def test_a_docx_that_unpacks_past_its_bound_is_refused_unread(monkeypatch):
+    """A zip bomb named .docx (a file sent to the team server) is refused from the archive's
+    directory, before any part is unpacked; a real DOCX at the bound is read."""
+    import io
+    import zipfile
+
+    from searchain.documents import docx
+
+    data = docx_bytes([("h1", "Giotto"), ("p", "A painter.")])
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        size = sum(part.file_size for part in archive.infolist())
+    monkeypatch.setattr(docx, "UNPACKED_BYTES", size)
+    assert extract("docx", data, "a.docx").sections
+    monkeypatch.setattr(docx, "UNPACKED_BYTES", size - 1)
+    refused = r"^unpacks to \d+ MiB, over the \d+ MiB a DOCX may hold \(a zip bomb\?\)$"
+    with pytest.raises(Unreadable, match=refused):
+        extract("docx", data, "a.docx")

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scale import write_queries  # benchmarks/scale.py, beside this script
-from updates import Writer, change, write_files  # benchmarks/updates.py
+from updates import Writer, change, documents_arguments, write_files  # benchmarks/updates.py
 
 from searchain.documents.collection import Documents
 from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
@@ -56,11 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--es-url", required=True)
     parser.add_argument("--work", type=Path, default=Path("/tmp/elastic-updates"))
-    parser.add_argument("--files", type=int, default=10_000)
-    parser.add_argument("--sections", type=int, default=10)
-    parser.add_argument("--updates", type=int, default=5)
-    parser.add_argument("--fraction", type=float, default=0.01)
-    parser.add_argument("--data", default=None)
+    documents_arguments(parser, files=10_000, updates=5)
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     root = args.work / "docs"

@@ -98,15 +98,20 @@ def throughput(index: BM25Index, queries: list[str]) -> float:
     return len(queries) / (time.perf_counter() - started)
 
 
+def documents_arguments(parser: argparse.ArgumentParser, files: int, updates: int) -> None:
+    """The documents and updates options both update benchmarks take."""
+    parser.add_argument("--files", type=int, default=files)
+    parser.add_argument("--sections", type=int, default=10)
+    parser.add_argument("--updates", type=int, default=updates)
+    parser.add_argument("--fraction", type=float, default=0.01)
+    parser.add_argument("--data", default=None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--work", type=Path, required=True)
-    parser.add_argument("--files", type=int, default=100_000)
-    parser.add_argument("--sections", type=int, default=10)
-    parser.add_argument("--updates", type=int, default=20)
-    parser.add_argument("--fraction", type=float, default=0.01)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--data", default=None)
+    documents_arguments(parser, files=100_000, updates=20)
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     root = args.work / "docs"

@@ -162,7 +162,7 @@ def _name(block: Mapping[str, Any]) -> str:
             for key in ("filename", "name", "title"):
                 if isinstance(place.get(key), str) and place[key].strip():
                     last = place[key].replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-                    return _UNSAFE.sub("", last).strip()[:NAME_CHARACTERS] or ""
+                    return _UNSAFE.sub("", last).strip()[:NAME_CHARACTERS]
     return ""
 
 

@@ -64,7 +64,11 @@ def requested_files(request: Mapping[str, Any]) -> list[SentFile]:
     limit = deployment().context.upload_max_mib << 20
     files: list[SentFile] = []
     for message in _messages(request):
-        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(message, Mapping):
+            content = message.get("content")
+        else:  # a (role, content) pair, which LangGraph takes for a message too
+            pair = isinstance(message, list | tuple) and len(message) == 2
+            content = message[1] if pair else None
         if isinstance(content, list):
             files += sent_files(content, limit)
     return files

@@ -77,18 +77,18 @@ def main() -> None:
     if args.max_range:
         segments.MAX_RANGE = segments.parse_size(args.max_range)
     memory = segments.parse_size(args.memory) if args.memory else None
-    count = segments.ScoreMatrixBuilder._flush
+    count = segments.PostingsBuilder._flush
 
     with StagePeaks() as peaks:
 
-        def flush(builder: segments.ScoreMatrixBuilder) -> None:
+        def flush(builder: segments.PostingsBuilder) -> None:
             before, peaks.stage = peaks.stage, "counting a segment"
             try:
                 count(builder)
             finally:
                 peaks.stage = before
 
-        segments.ScoreMatrixBuilder._flush = flush  # type: ignore[method-assign]
+        segments.PostingsBuilder._flush = flush  # type: ignore[method-assign]
         started = time.perf_counter()
         stamps: list[tuple[str, float]] = []
 

@@ -52,10 +52,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 K1, B, K = 1.2, 0.75, 10
-ENGINES = ("searchain", "tantivy", "pisa", "bm25s")
+ENGINES = ("searchain", "tantivy", "tantivy-text", "pisa", "bm25s")
 SETTINGS = {
     "searchain": "embedded index, tokenizer standard, MaxScore top-k, one worker per core",
-    "tantivy": "tantivy-py, tokenizer default, writer threads auto, TopDocs collector",
+    "tantivy": "tantivy-py, tokenizer default, writer threads auto, TopDocs collector, ids stored",
+    "tantivy-text": "as tantivy, with the passage text stored too (its doc store, zstd)",
     "pisa": "pyterrier-pisa, no stemmer, no stop words, block_simdbp, block-max WAND, no pandas",
     "bm25s": "bm25s, method lucene, its tokenizer (no stop words, no stemmer), numpy backend",
 }
@@ -87,12 +88,12 @@ def open_searchain(out: Path) -> Callable[[str], list[str]]:
     return lambda query: [p.id for p in index.search(query, K)]
 
 
-def build_tantivy(corpus: str, size: int, out: Path) -> None:
+def build_tantivy(corpus: str, size: int, out: Path, *, text: bool = False) -> None:
     import tantivy
 
     schema = tantivy.SchemaBuilder()
     schema.add_text_field("id", stored=True, tokenizer_name="raw")
-    schema.add_text_field("body", stored=False, tokenizer_name="default")
+    schema.add_text_field("body", stored=text, tokenizer_name="default")
     out.mkdir(parents=True)
     index = tantivy.Index(schema.build(), path=str(out))
     writer = index.writer(heap_size=1 << 30, num_threads=0)
@@ -116,6 +117,14 @@ def open_tantivy(out: Path) -> Callable[[str], list[str]]:
         return [searcher.doc(address)["id"][0] for _, address in hits]
 
     return search
+
+
+def build_tantivy_text(corpus: str, size: int, out: Path) -> None:
+    build_tantivy(corpus, size, out, text=True)
+
+
+def open_tantivy_text(out: Path) -> Callable[[str], list[str]]:
+    return open_tantivy(out)
 
 
 def build_pisa(corpus: str, size: int, out: Path) -> None:
@@ -187,7 +196,7 @@ def open_bm25s(out: Path) -> Callable[[str], list[str]]:
 
 def child_build(engine: str, corpus: str, size: int, out: Path) -> dict:
     started = time.perf_counter()
-    globals()[f"build_{engine}"](corpus, size, out)
+    globals()[f"build_{engine.replace('-', '_')}"](corpus, size, out)
     return {
         "seconds": time.perf_counter() - started,
         "own_peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
@@ -197,6 +206,7 @@ def child_build(engine: str, corpus: str, size: int, out: Path) -> dict:
 MODULES = {
     "searchain": "searchain.tools.retrieval.bm25",
     "tantivy": "tantivy",
+    "tantivy-text": "tantivy",
     "pisa": "pyterrier_pisa",
     "bm25s": "bm25s",
 }
@@ -206,7 +216,7 @@ MODULES = {
 def child_query(engine: str, out: Path, queries: list[str]) -> dict:
     importlib.import_module(MODULES[engine])
     started = time.perf_counter()
-    search = globals()[f"open_{engine}"](out)
+    search = globals()[f"open_{engine.replace('-', '_')}"](out)
     opened = time.perf_counter()
     search(queries[0])
     first = time.perf_counter() - opened
@@ -277,15 +287,13 @@ def exhaustive(index_dir: Path, queries: list[str]) -> list[tuple[set[str], set[
     from searchain.tools.retrieval.bm25 import BM25Index
 
     index = BM25Index.load(index_dir)
-    matrix, vocab = index._matrix.scores, index._matrix.vocab
-    data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
     scores = np.zeros(len(index), np.float32)
     answers = []
     for query in queries:
         scores[:] = 0
-        for column in set(vocab.columns(index._tokenize(query))):
-            a, b = indptr[column], indptr[column + 1]
-            scores[indices[a:b]] += data[a:b]
+        for term in set(index.terms(query)):
+            docs, weights = index.postings.scores(term)  # every posting, decoded in NumPy
+            scores[docs] += weights
         top = np.argpartition(-scores, K)[:K]
         tenth, best = scores[top].min(), scores[top].max()
         reach = np.flatnonzero((scores >= tenth) & (scores > 0))
@@ -309,8 +317,12 @@ def main() -> None:
     args = parser.parse_args()
     from scale import du_gib, write_queries  # benchmarks/scale.py, beside this script
 
+    from searchain.tools.retrieval.bm25 import BM25Index
+
     queries = write_queries(args.data, args.work)
     query_file = args.work / "queries.json"
+    text_bytes = raw_text_bytes(args.corpus, args.size, args.work)
+    postings = 0
     engines = ["searchain", *[e for e in args.engines if e != "searchain"]]  # the reference
     print(f"{args.size:,} passages, {len(queries)} queries, k1={K1} b={B}, top {K}", flush=True)
     rows, reference = [], None
@@ -322,15 +334,18 @@ def main() -> None:
             built, peak = run_child("build", engine, args.corpus, str(args.size), str(out))
             built["peak_gib"] = peak
         disk = du_gib(out)
+        store = store_gib(engine, out)
         answered, _ = run_child("query", engine, str(out), str(query_file))
         if reference is None:
             reference = exhaustive(out, queries)
+            postings = int(BM25Index.load(out).postings.indptr[-1])
         tops = answered["tops"]
         overlap = sum(
             len(set(t) & reach) / K for t, (reach, _) in zip(tops, reference, strict=True)
         )
         agree = sum(bool(t) and t[0] in best for t, (_, best) in zip(tops, reference, strict=True))
-        row = {"engine": engine, "disk_gib": disk, **built, **answered}
+        row = {"engine": engine, "disk_gib": disk, "store_gib": store, **built, **answered}
+        row.update(postings=postings, text_bytes=text_bytes)
         row.update(overlap=overlap / len(queries), top1=agree / len(queries))
         row.pop("tops")
         rows.append(row)
@@ -340,6 +355,34 @@ def main() -> None:
     table(rows)
     if not args.keep:
         remove(args.work / f"searchain-{args.size}")
+
+
+STORES = {"searchain": "passages.*", "tantivy": "*.store", "tantivy-text": "*.store"}
+"""Each engine's stored passages (searchain: text; tantivy: ids, or ids and text), by name."""
+TEXT = ("searchain", "tantivy-text")
+"""The engines whose store holds the passages' text."""
+
+
+def store_gib(engine: str, out: Path) -> float | None:
+    """The bytes of the engine's stored fields (None: it stores none; PISA, bm25s keep ids)."""
+    if engine not in STORES:
+        return None
+    return sum(f.stat().st_size for f in out.resolve().rglob(STORES[engine])) / 2**30
+
+
+def raw_text_bytes(corpus: str, size: int, work: Path) -> int:
+    """UTF-8 bytes of the passages' ids, titles and texts: what a passage store holds."""
+    cache = work / f"text-bytes-{size}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    from searchain.tools.retrieval.corpus import read_corpus
+
+    total = sum(
+        len(p.id.encode()) + len(p.title.encode()) + len(p.text.encode())
+        for p in itertools.islice(read_corpus(corpus), size)
+    )
+    cache.write_text(json.dumps(total))
+    return total
 
 
 def remove(path: Path) -> None:
@@ -353,20 +396,32 @@ def remove(path: Path) -> None:
 
 def table(rows: list[dict]) -> None:
     print(
-        "\n| engine | build s | build peak RSS | disk | open | first search | q/s (one thread) "
+        "\n| engine | build s | build peak RSS | index (no text) | bytes a posting | stored "
+        "passages | store / raw text | open | first search | q/s (one thread) "
         "| p50 / p95 ms | RssAnon after | top-10 overlap | top-1 agreement |\n"
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     )
     for r in rows:
         built = f"{r['seconds']:.1f} | {r['peak_gib']:.2f} GiB" if "seconds" in r else "kept | –"
+        store = r["store_gib"]
+        index = r["disk_gib"] - (store or 0.0)
+        per = index * 2**30 / r["postings"]
+        held = "–" if store is None else f"{store:.2f} GiB"
+        ratio = f"{store * 2**30 / r['text_bytes']:.3f}" if r["engine"] in TEXT else "–"
         print(
-            f"| {r['engine']} | {built} | {r['disk_gib']:.2f} GiB | "
+            f"| {r['engine']} | {built} | {index:.2f} GiB | {per:.2f} | {held} | {ratio} | "
             f"{1000 * r['open_s']:.0f} ms | {1000 * r['first_search_s']:.0f} ms | "
             f"{r['qps']:,.0f} | {r['p50_ms']:.2f} / {r['p95_ms']:.2f} | "
             f"{1024 * r['rss_anon_gib']:.0f} MiB | {r['overlap']:.3f} | "
             f"{r['top1']:.3f} |"
         )
     print()
+    first = rows[0]
+    print(
+        f"bytes a posting: each index without its stored passages over searchain's "
+        f"{first['postings']:,} postings (tokenisers differ: an engine's own count differs); "
+        f"raw text: {first['text_bytes'] / 2**30:.2f} GiB of ids, titles and texts"
+    )
     for r in rows:
         print(f"- {r['engine']}: {SETTINGS[r['engine']]}")
     base = next((r for r in rows if r["engine"] == "searchain"), None)

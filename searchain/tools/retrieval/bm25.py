@@ -1,9 +1,10 @@
-"""The embedded BM25 backend: a bm25s index on disk, no server.
+"""The embedded BM25 backend: a compact index on disk, no server.
 
-An index directory holds the bm25s sparse score matrix (memory-mapped on load), the passages as
-JSON lines with a byte-offset table (a passage is read only when it is returned), and a small
-manifest. It is built in a temporary sibling directory and renamed into place only when complete,
-so an interrupted build never leaves a half-written index behind.
+An index directory holds the postings, compressed in blocks (:mod:`.compact`; memory-mapped on
+load), the mapped vocabulary, the passages compressed in small blocks (:mod:`.passage_store`: a
+passage is read only when it is returned), and a small manifest. It is built in a temporary
+sibling directory and renamed into place only when complete, so an interrupted build never
+leaves a half-written index behind.
 """
 
 from __future__ import annotations
@@ -15,17 +16,16 @@ import os
 import shutil
 import threading
 import warnings
-import weakref
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from searchain.documents.collection import Documents
+from searchain.documents.collection import Indexed
 from searchain.text import counted
-from searchain.tools.retrieval import exhaustive, npy
+from searchain.tools.retrieval import exhaustive
+from searchain.tools.retrieval.compact import CompactPostings
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
     MANIFEST,
@@ -41,15 +41,19 @@ from searchain.tools.retrieval.index_files import (
     recover_held,
     write_documents,
 )
-from searchain.tools.retrieval.segments import ARRAYS, ScoreMatrixBuilder
+from searchain.tools.retrieval.passage_store import PassageStore, PassageStoreWriter, record
+from searchain.tools.retrieval.segments import PostingsBuilder
 from searchain.tools.retrieval.tokenizer import Tokenizer
-from searchain.tools.retrieval.vocabulary import MappedVocabulary, ParsedVocabulary
-from searchain.types import Passage, Source
+from searchain.tools.retrieval.vocabulary import MappedVocabulary
+from searchain.types import Passage
 
 if TYPE_CHECKING:
     from searchain.tools.retrieval.topk import TopK
 
-FORMAT = 1
+FORMAT = 2
+"""The index layout this release writes and reads: compact postings, compressed passages."""
+CONVERTIBLE = (1,)
+"""Earlier layouts ``searchain index --convert`` rewrites (1: bm25s's score matrix, JSON lines)."""
 COLD_POSTINGS = 1 << 24
 """Postings a query may hold to be answered in NumPy while the kernel loads: past about this
 many, adding them all up takes as long as the kernel takes to load (0.5 s)."""
@@ -83,69 +87,57 @@ def check_bm25_parameters(k1: float, b: float) -> None:
         raise ValueError(f"BM25 b must be a number from 0 to 1, got {b}")
 
 
-@dataclass(frozen=True)
-class ScoreMatrix:
-    """The memory-mapped score matrix of an index and the vocabulary that indexes its columns."""
+@runtime_checkable
+class Described(Protocol):
+    """Passages that are documents: :class:`.Documents`, or a documents index's when converted.
 
-    vocab: MappedVocabulary | ParsedVocabulary
-    """Term -> column: mapped from disk, or (an index built before that) parsed from JSON."""
-    scores: dict[str, np.ndarray]
-    """``data``, ``indices``, ``indptr``: the CSC arrays, mapped from disk."""
-    term_max: np.ndarray | None
-    """Each term's highest score (None in an index built before it was stored)."""
+    A documents index records their settings and which documents it holds, for ``--update``.
+    """
 
-    @classmethod
-    def load(cls, directory: Path, *, mmap: bool) -> ScoreMatrix:
-        """Read bm25s's layout; arrays are mapped, not read, with ``mmap``.
+    @property
+    def indexed(self) -> Sequence[Indexed]:
+        """The documents read, in index order (complete once the passages are iterated)."""
+        ...
 
-        The vocabulary is the mapped one where the index has it (whatever ``mmap`` says: it is
-        what makes opening take milliseconds), else bm25s's JSON.
-        """
-        scores = {name: npy.load(directory / f"{name}.csc.index.npy", mmap=mmap) for name in ARRAYS}
-        if MappedVocabulary.present(directory):
-            terms: MappedVocabulary | ParsedVocabulary = MappedVocabulary(directory)
-        else:
-            with (directory / "vocab.index.json").open(encoding="utf-8") as vocab:
-                terms = ParsedVocabulary(json.load(vocab))
-        term_max = directory / "term_max.npy"
-        maxima = npy.load(term_max, mmap=mmap) if term_max.is_file() else None
-        return cls(terms, scores, maxima)
+    def settings(self) -> dict[str, Any]:
+        """What an update needs to walk and split the same way."""
+        ...
 
 
 class BM25Index:
     """A loaded index: ``search(query, k)`` returns passages, best first (a ``Retriever``)."""
 
     def __init__(
-        self, path: Path, matrix: ScoreMatrix, offsets: np.ndarray, manifest: dict[str, Any]
+        self,
+        path: Path,
+        postings: CompactPostings,
+        vocab: MappedVocabulary,
+        store: PassageStore,
+        manifest: dict[str, Any],
     ) -> None:
         self.path = path
         self.manifest = manifest
-        self._matrix = matrix
-        self._offsets = offsets
+        self.postings = postings
+        """The postings, mapped from disk (what :mod:`.exhaustive` and checks read)."""
+        self.vocab = vocab
+        """Term -> term id, mapped from disk."""
+        self._store = store
         self._tokenize = Tokenizer(manifest["tokenizer"])
-        self._fd = os.open(path / "passages.jsonl", os.O_RDONLY)
-        # Closed when the index is collected, or at exit (a __del__ may run after `os` is gone).
-        weakref.finalize(self, os.close, self._fd)
         self._kernel: TopK | None = None
         self._kernel_lock = threading.Lock()
         self._warming: threading.Thread | None = None
         self._warming_lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._offsets) - 1
+        return self._store.count
 
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """The ``i``-th passage of the corpus (read from disk, not kept in memory)."""
-        start, end = int(self._offsets[i]), int(self._offsets[i + 1])
-        record = json.loads(os.pread(self._fd, end - start, start))
-        source = record.get("source")
-        return Passage(
-            record["id"],
-            record["title"],
-            record["text"],
-            score,
-            Source.of(source),
-        )
+        return self._store.passage(i, score)
+
+    def terms(self, query: str) -> list[int]:
+        """The term ids of ``query``'s words that the index holds, in order."""
+        return self.vocab.columns(self._tokenize(query))
 
     def search(self, query: str, k: int = 1) -> list[Passage]:
         """Up to ``k`` passages that share at least one term with ``query``, best first."""
@@ -153,9 +145,8 @@ class BM25Index:
 
     def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
         """:meth:`search` for many queries at once, scored in parallel on every core."""
-        vocab = self._matrix.vocab
         k = max(1, min(k, len(self)))
-        terms = [vocab.columns(self._tokenize(query)) for query in queries]
+        terms = [self.terms(query) for query in queries]
         if len(queries) == 1:  # one query: no thread pool to start
             rows = [self._search_one(terms[0], k)]
         else:
@@ -170,16 +161,8 @@ class BM25Index:
         if self._kernel is None:
             self.warm()
             unique = sorted(set(terms))
-            scores = self._matrix.scores
-            if exhaustive.postings(scores["indptr"], unique) <= COLD_POSTINGS:
-                return exhaustive.top_k(
-                    np.asarray(scores["data"], dtype=np.float32),
-                    scores["indices"],
-                    scores["indptr"],
-                    unique,
-                    k,
-                    len(self),
-                )
+            if self.postings.postings(unique) <= COLD_POSTINGS:
+                return exhaustive.top_k(self.postings, unique, k)
         return self._top_k().search(terms, k)
 
     def warm(self) -> threading.Thread:
@@ -212,7 +195,7 @@ class BM25Index:
             if self._kernel is None:
                 from searchain.tools.retrieval.topk import TopK
 
-                kernel = TopK(self._matrix.scores, self._matrix.term_max)
+                kernel = TopK(self.postings)
                 kernel.search([], 1)  # the compiled kernel itself, read from numba's cache
                 self._kernel = kernel
             return self._kernel
@@ -248,21 +231,29 @@ class BM25Index:
             )
         try:
             manifest = json.loads(manifest_path.read_text())
-            if manifest.get("format") != FORMAT:
+            version = manifest.get("format")
+            if version in CONVERTIBLE:
                 raise IndexLoadError(
-                    f"{path} has index format {manifest.get('format')}, this searchain reads "
-                    f"{FORMAT}: rebuild it with `searchain index`"
+                    f"{path} was written by an earlier searchain (index format {version}): "
+                    f"convert it with `searchain index --convert {path}`"
+                )
+            if version != FORMAT:
+                raise IndexLoadError(
+                    f"{path} has index format {version}, this searchain reads {FORMAT}: "
+                    "rebuild it with `searchain index`"
                 )
             check_files(root, manifest.get("files", {}), full=False)
-            matrix = ScoreMatrix.load(root / "bm25", mmap=mmap)
-            offsets = npy.load(root / "offsets.npy", mmap=mmap)
+            postings = CompactPostings.load(root / "bm25", mmap=mmap)
+            vocab = MappedVocabulary(root / "bm25")
+            store = PassageStore(root, manifest["passages"])
         except IndexLoadError:
             raise
         except (OSError, ValueError, KeyError, EOFError) as exc:
             raise damaged(path, str(exc)) from None
-        if len(offsets) - 1 != manifest["passages"]:
-            raise damaged(path, "passage count")
-        index = cls(root, matrix, offsets, manifest)
+        problem = store.check() or postings.check(len(vocab), store.count)
+        if problem:
+            raise damaged(path, problem)
+        index = cls(root, postings, vocab, store, manifest)
         mismatch = index._tokenize.check_built_with(manifest.get("stemmer"))
         if mismatch:  # named by the path the caller gave, not its version directory
             warnings.warn(f"index {path}: {mismatch}", IndexTokenizerWarning, stacklevel=3)
@@ -272,8 +263,9 @@ class BM25Index:
     def verify(cls, path: str | Path) -> str:
         """Check every byte of the index at ``path``; a one-line summary, or IndexLoadError.
 
-        Opening checks sizes and the small files; this also checksums the passages and the score
-        matrix, and reads every passage back through its offsets.
+        Opening checks sizes and the small files; this also checksums the passages and the
+        postings, decodes every block of postings (passages ascending and in range, each block
+        ending where its table says), and reads every passage back.
         """
         index = cls.load(path)
         files = index.manifest.get("files")
@@ -283,12 +275,17 @@ class BM25Index:
             check_files(index.path, files, full=True)
         except IndexFilesError as exc:
             raise damaged(path, str(exc)) from None
-        offsets, size = np.asarray(index._offsets), (index.path / "passages.jsonl").stat().st_size
-        if offsets[0] != 0 or offsets[-1] != size or np.any(np.diff(offsets) <= 0):
-            raise damaged(path, "offsets")
-        for i in range(len(index)):
+        from searchain.tools.retrieval.codec import check_blocks  # numba: checks only
+
+        p = index.postings
+        bad = check_blocks(
+            p.indptr, p.blocks, p.block_starts, p.block_last, p.data, p.words, len(index)
+        )
+        if bad >= 0:
+            raise damaged(path, f"block {bad} of the postings")
+        for i, line in enumerate(index._store.lines()):
             try:
-                index.passage(i)
+                record(line)
             except (ValueError, KeyError, TypeError) as exc:
                 raise damaged(path, f"passage {i + 1}: {exc}") from None
         passages = counted(len(index), "passage")
@@ -337,7 +334,7 @@ class BM25Index:
                     else ("choose another --index directory")
                 )
                 raise FileExistsError(f"{path} already exists: {hint}")
-            documents = passages if isinstance(passages, Documents) else None
+            documents = passages if isinstance(passages, Described) else None
             if isinstance(passages, Corpus):  # a PDF's bytes say little of its text's size
                 check_space(path, passages.text_bytes())
             # The build's machinery compiles with numba: imported here, never by opening an index.
@@ -345,33 +342,28 @@ class BM25Index:
             from searchain.tools.retrieval.workers import default_workers, encoded_batches
 
             tmp = new_version(path)
+            store = PassageStoreWriter(tmp)
             try:
-                matrix = ScoreMatrixBuilder(tmp / "segments", memory)
-                line_lengths = []
-                with (tmp / "passages.jsonl").open("wb") as out:
-                    maps: dict[int, TermMap] = {}
-                    for worker, batch in encoded_batches(
-                        passages, tokenizer, workers or default_workers()
-                    ):
-                        out.write(batch.lines)
-                        line_lengths.append(batch.line_lengths)
-                        tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
-                        matrix.add(tokens, batch.lengths)
-                        if progress:
-                            progress(matrix.n_docs)
+                matrix = PostingsBuilder(tmp / "segments", memory)
+                maps: dict[int, TermMap] = {}
+                for worker, batch in encoded_batches(
+                    passages, tokenizer, workers or default_workers()
+                ):
+                    store.add(batch.lines, batch.line_lengths)
+                    tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
+                    matrix.add(tokens, batch.lengths)
+                    if progress:
+                        progress(matrix.n_docs)
                 if not matrix.n_docs:
                     raise CorpusError("the corpus has no passages")
+                store.close()
                 if stage:
                     stage(
-                        f"writing the score matrix: {len(matrix.vocab):,} terms, "
+                        f"writing the postings: {len(matrix.vocab):,} terms, "
                         f"{matrix.pending_segments} segment(s)"
                     )
-                matrix.write(tmp / "bm25", k1, b, frequencies=documents is not None)
+                matrix.write(tmp / "bm25", k1, b)
                 (tmp / "segments").rmdir()
-                offsets = np.zeros(matrix.n_docs + 1, np.int64)
-                np.cumsum(np.concatenate(line_lengths), out=offsets[1:])
-                np.save(tmp / "offsets.npy", offsets)
-                del offsets, line_lengths
                 manifest = {
                     "format": FORMAT,
                     "passages": matrix.n_docs,
@@ -389,6 +381,7 @@ class BM25Index:
                 (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
                 publish(tmp, path)
             except BaseException:
+                store.abort()
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
         index = cls.load(path)

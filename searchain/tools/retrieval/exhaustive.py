@@ -3,8 +3,8 @@
 The MaxScore kernel (:mod:`.topk`) is compiled with numba, and a fresh process pays for numba
 before its first search: 0.5-0.6 s of imports (numba's registries, and SciPy's BLAS through
 them) even with the kernel cached on disk. This scorer imports nothing but NumPy: it adds up
-every posting of the query's terms, which costs the length of their lists (about 20 ms for a
-query of 2.3M postings at 1M passages), so it answers the searches a process makes while the
+every posting of the query's terms, decoded from their blocks in NumPy, which costs the length
+of their lists, so it answers the searches a process makes while the
 kernel loads in the background, and the kernel takes over once loaded.
 
 Its answers are the kernel's, float for float: each document's score is its terms' scores
@@ -16,48 +16,38 @@ from __future__ import annotations
 
 import numpy as np
 
+from searchain.tools.retrieval.compact import CompactPostings
+
 SPARSE_SHARE = 20
 """Below one posting in this many passages a query's documents are gathered and sorted; above
 it they are summed into one array over every passage, which is faster for long lists."""
 
 
-def postings(indptr: np.ndarray, terms: list[int]) -> int:
-    """How many postings the query's (distinct) ``terms`` hold: this scorer's cost."""
-    return sum(int(indptr[t + 1] - indptr[t]) for t in terms)
-
-
 def top_k(
-    data: np.ndarray,
-    indices: np.ndarray,
-    indptr: np.ndarray,
-    terms: list[int],
-    k: int,
-    n_docs: int,
-    *,
-    dense: bool | None = None,
+    postings: CompactPostings, terms: list[int], k: int, *, dense: bool | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(documents, scores) of the best ``k`` of ``n_docs`` for distinct ascending ``terms``.
+    """(documents, scores) of the best ``k`` passages for distinct ascending ``terms``.
 
-    ``dense`` sums into one array over every passage (True) or sorts the query's documents
+    ``dense`` sums into one array over every passage (True) or sorts the query's passages
     (False); by default the faster for the query's size (:data:`SPARSE_SHARE`).
     """
-    spans = [(int(indptr[t]), int(indptr[t + 1])) for t in terms]
+    lists = [postings.scores(t) for t in terms]
+    n_docs = len(postings.norm)
     if dense is None:
-        dense = SPARSE_SHARE * sum(b - a for a, b in spans) >= n_docs
+        dense = SPARSE_SHARE * sum(len(docs) for docs, _ in lists) >= n_docs
     if not dense:
         docs, inverse = np.unique(
-            np.concatenate([indices[a:b] for a, b in spans] or [np.empty(0, np.int32)]),
-            return_inverse=True,
+            np.concatenate([d for d, _ in lists] or [np.empty(0, np.int64)]), return_inverse=True
         )
         scores = np.zeros(len(docs))
         at = 0
-        for a, b in spans:  # a term's documents are distinct: += adds each once, term by term
-            scores[inverse[at : at + b - a]] += data[a:b]
-            at += b - a
+        for d, s in lists:  # a term's passages are distinct: += adds each once, term by term
+            scores[inverse[at : at + len(d)]] += s
+            at += len(d)
     else:
         docs, scores = None, np.zeros(n_docs)
-        for a, b in spans:
-            scores[indices[a:b]] += data[a:b]
+        for d, s in lists:
+            scores[d] += s
     return _best(scores, docs, k)
 
 

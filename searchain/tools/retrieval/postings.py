@@ -117,7 +117,7 @@ def merge_postings(
     """
     out_indptr = np.zeros(n_terms + 1, np.int64)
     out_docs = np.empty(len(docs) + len(new_docs), np.int32)
-    out_tfs = np.empty(len(docs) + len(new_docs), np.uint16)
+    out_tfs = np.empty(len(docs) + len(new_docs), np.uint32)
     n_old = len(indptr) - 1
     j = 0
     at = 0
@@ -145,28 +145,3 @@ def merge_postings(
                 i += 1
         out_indptr[t + 1] = at
     return out_indptr, out_docs[:at], out_tfs[:at]
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def score_postings(
-    indptr: np.ndarray, docs: np.ndarray, tfs: np.ndarray, idf: np.ndarray, norm: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every posting's BM25 score and each term's highest: ``(scores, term_max)``, float32.
-
-    ``idf * tf / (norm + tf)`` in float32, operation for operation as the build computes it in
-    NumPy (no fused or reordered arithmetic: numba keeps IEEE semantics without ``fastmath``),
-    so the two agree to the bit; terms are scored on every core.
-    """
-    n_terms = len(indptr) - 1
-    scores = np.empty(len(docs), np.float32)
-    term_max = np.zeros(n_terms, np.float32)
-    for t in numba.prange(n_terms):
-        weight = idf[t]
-        best = np.float32(0.0)
-        for i in range(indptr[t], indptr[t + 1]):
-            tf = np.float32(tfs[i])
-            score = weight * tf / (norm[docs[i]] + tf)
-            scores[i] = score
-            best = max(best, score)
-        term_max[t] = best
-    return scores, term_max

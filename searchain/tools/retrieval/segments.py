@@ -1,20 +1,21 @@
-"""BM25's score matrix built out of core: segments on disk, merged within a memory budget.
+"""BM25's postings built out of core: segments on disk, merged within a memory budget.
 
-The matrix is bm25s's (Lucene variant): ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with
-``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, documents × terms in CSC form — each term's column
-lists the passages it occurs in, ascending, with their scores.
+Scores are bm25s's (Lucene variant): ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with
+``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``; the index keeps each term's list of passages
+(ascending) with their term frequencies, compressed in blocks (:mod:`.compact`), and a search
+computes the scores.
 
 A corpus the size of Wikipedia (21M passages, about a billion postings) does not fit in memory
 as one sort, so passages are counted in *segments*: once a segment's tokens fill the budget (or
 :data:`MAX_SEGMENT`), they are grouped by term, then passage — a counting sort, linear in the
 tokens (:mod:`.postings`) — and written to disk (8 bytes a posting, and 12 bytes a term the
 segment holds). Scores need every passage's length and every term's document frequency, known
-only at the end; then the matrix is written term range by term range: each range's postings are
-read from every segment and placed term by term (segments hold consecutive passages, so placing
-them in order keeps passages ascending), scored, and appended to the output files. Memory stays
-within the budget whatever the corpus size (a segment may run over it by one batch of passages,
-:data:`.workers.BATCH`), apart from the vocabulary (a Python dict: about 175 bytes a distinct
-word) and 20 bytes a passage (its length and its offset in the passage store).
+only at the end; then the postings are written term range by term range: each range's postings
+are read from every segment and placed term by term (segments hold consecutive passages, so
+placing them in order keeps passages ascending), encoded, and appended to the output files.
+Memory stays within the budget whatever the corpus size (a segment may run over it by one batch
+of passages, :data:`.workers.BATCH`), apart from the vocabulary (a Python dict: about 175 bytes
+a distinct word) and 4 bytes a passage (its length), and the passage store's block sizes.
 
 Segments and ranges are capped, not sized to the budget: larger ones are no faster (1M passages,
 2 cores: 36.6 s with one segment of 100M tokens and 16M-posting ranges, 35.5 s with 16M-token
@@ -25,13 +26,9 @@ against 1.00 GiB for the process tree).
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from array import array
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
@@ -47,9 +44,6 @@ MAX_SEGMENT = 1 << 24
 MAX_RANGE = 1 << 23
 """Postings merged at a time at most, whatever the budget: larger ranges are no faster."""
 MIN_MEMORY = 1 << 20
-ARRAYS = ("data", "indices", "indptr")
-TF = "tf.npy"
-"""A documents index's term frequencies, posting by posting in the matrix's order (uint16)."""
 
 
 class MemoryBudgetError(ValueError):
@@ -94,41 +88,7 @@ def bm25_norm(lengths: np.ndarray, k1: float, b: float) -> np.ndarray:
     return k1 * ((1 - b) + b * dl / max(float(dl.mean()), 1e-9))
 
 
-def write_tables(
-    directory: Path,
-    vocab: dict[str, int],
-    term_max: np.ndarray,
-    n_docs: int,
-    k1: float,
-    b: float,
-) -> None:
-    """The matrix's companions: each term's highest score, bm25s's parameters and vocabulary.
-
-    The last two are what ``bm25s.BM25.load`` reads; searchain opens the mapped vocabulary
-    (:mod:`.vocabulary`) written beside them instead.
-    """
-    np.save(directory / "term_max.npy", term_max)
-    params = {
-        "k1": k1,
-        "b": b,
-        "delta": 0.5,
-        "method": "lucene",
-        "idf_method": "lucene",
-        "dtype": "float32",
-        "int_dtype": "int32",
-        "num_docs": n_docs,
-        "version": "searchain",
-        "backend": "numpy",
-    }
-    (directory / "params.index.json").write_text(json.dumps(params, indent=1))
-    # bm25s reads the JSON (dumped in one call: C all the way); searchain maps:
-    (directory / "vocab.index.json").write_text(
-        json.dumps(vocab, ensure_ascii=False), encoding="utf-8"
-    )
-    write_vocabulary(directory, vocab)
-
-
-class ScoreMatrixBuilder:
+class PostingsBuilder:
     """Counts a stream of tokenised passages into segments under ``workdir``; see the module."""
 
     def __init__(self, workdir: Path, memory: int | None = None) -> None:
@@ -203,47 +163,24 @@ class ScoreMatrixBuilder:
         """Every passage's length in tokens, in order (int32)."""
         return np.frombuffer(self._lengths, dtype=np.int32)
 
-    def write(self, directory: Path, k1: float, b: float, *, frequencies: bool = False) -> None:
-        """Write the matrix, as bm25s lays it out, and each term's highest score, to ``directory``.
+    def write(self, directory: Path, k1: float, b: float) -> None:
+        """Write the compact postings (:mod:`.compact`) and the vocabulary to ``directory``."""
+        from searchain.tools.retrieval.compact_writer import PostingsWriter  # numba: builds only
 
-        Files: ``data``/``indices``/``indptr`` ``.csc.index.npy``, ``vocab.index.json``,
-        ``params.index.json`` (what ``bm25s.BM25.load`` reads), ``term_max.npy`` and the mapped
-        vocabulary searchain opens instead of the JSON (:mod:`.vocabulary`); with
-        ``frequencies``, each posting's term frequency too (``tf.npy``, uint16, beside
-        ``data``), from which an update re-scores what it keeps.
-        """
         self._flush()
-        directory.mkdir(parents=True, exist_ok=True)
         n_docs, n_terms = self.n_docs, len(self.vocab)
         df = np.zeros(n_terms, dtype=np.int64)
         df[: len(self._df)] = self._df
-        indptr = np.zeros(n_terms + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
-        nnz = int(indptr[-1])
-        idf = bm25_idf(df, n_docs)
-        norm = bm25_norm(self.lengths(), k1, b)
-        term_max = np.zeros(n_terms, dtype=np.float32)
-        bounds = self._ranges(indptr)
+        writer = PostingsWriter(
+            directory, df, bm25_idf(df, n_docs), bm25_norm(self.lengths(), k1, b)
+        )
+        bounds = self._ranges(writer.indptr)
         cuts = [self._cuts(i, bounds) for i in range(self.segments)]
-        with (
-            _npy_out(directory / "data.csc.index.npy", np.float32, nnz) as data_out,
-            _npy_out(directory / "indices.csc.index.npy", np.int32, nnz) as indices_out,
-            _npy_out(directory / TF, np.uint16, nnz) if frequencies else nullcontext() as tf_out,
-        ):
-            for r, (t0, t1) in enumerate(itertools.pairwise(bounds)):
-                docs, tfs = self._merge_range([c[r : r + 2] for c in cuts], indptr, t0, t1)
-                terms = np.repeat(np.arange(t0, t1, dtype=np.int32), df[t0:t1])
-                scores = idf[terms] * tfs / (norm[docs] + tfs)
-                del terms
-                scores.tofile(data_out)
-                docs.tofile(indices_out)
-                if tf_out is not None:
-                    tfs.astype(np.uint16).tofile(tf_out)
-                present = np.flatnonzero(df[t0:t1]) + t0
-                if len(present):
-                    term_max[present] = np.maximum.reduceat(scores, indptr[present] - indptr[t0])
-        np.save(directory / "indptr.csc.index.npy", indptr)
-        write_tables(directory, self.vocab, term_max, n_docs, k1, b)
+        for r, (t0, t1) in enumerate(itertools.pairwise(bounds)):
+            docs, tfs = self._merge_range([c[r : r + 2] for c in cuts], writer.indptr, t0, t1)
+            writer.add(t0, t1, docs, tfs)
+        writer.close()
+        write_vocabulary(directory, self.vocab)
         for i in range(self.segments):
             for part in ("docs", "tfs", "terms", "starts"):
                 self._segment(i, part).unlink()
@@ -300,16 +237,3 @@ class ScoreMatrixBuilder:
                 tfs,
             )
         return docs, tfs
-
-
-@contextmanager
-def _npy_out(path: Path, dtype: type, n: int) -> Iterator[BinaryIO]:
-    """An ``.npy`` file of ``n`` items of ``dtype``, written front to back (never mapped)."""
-    kind = np.dtype(dtype)
-    with path.open("wb") as out:
-        header = {"descr": np.lib.format.dtype_to_descr(kind), "fortran_order": False}
-        np.lib.format.write_array_header_1_0(out, {**header, "shape": (n,)})
-        body = out.tell()
-        yield out
-        if out.tell() - body != n * kind.itemsize:
-            raise AssertionError(f"{path}: wrote {out.tell() - body} bytes, not {n} items")

@@ -32,6 +32,7 @@ import numpy as np
 from searchain.documents.collection import Changes, Documents, Indexed
 from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.bm25 import MANIFEST, BM25Index, damaged
+from searchain.tools.retrieval.compact import CompactPostings
 from searchain.tools.retrieval.corpus import CorpusError
 from searchain.tools.retrieval.index_files import (
     DOCUMENTS,
@@ -43,7 +44,9 @@ from searchain.tools.retrieval.index_files import (
     recover_held,
     write_documents,
 )
-from searchain.tools.retrieval.segments import TF, bm25_idf, bm25_norm, write_tables
+from searchain.tools.retrieval.passage_store import PassageStore, PassageStoreWriter
+from searchain.tools.retrieval.segments import bm25_idf, bm25_norm
+from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabulary
 from searchain.types import Passage
 
 PARALLEL_FROM = 100_000
@@ -119,8 +122,8 @@ def _open(path: Path) -> _Old:
             "index up to date (build it again from the corpus with --overwrite)"
         )
     root = index.path
-    if not (root / DOCUMENTS).is_file() or not (root / "bm25" / TF).is_file():
-        raise damaged(path, f"no {DOCUMENTS} or term frequencies")
+    if not (root / DOCUMENTS).is_file() or not (root / LENGTHS).is_file():
+        raise damaged(path, f"no {DOCUMENTS} or {LENGTHS}")
     table = json.loads((root / DOCUMENTS).read_text(encoding="utf-8"))
     counts = np.array([d["passages"] for d in table], np.int64)
     firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(table) else counts
@@ -151,7 +154,7 @@ def _plan(
 def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     """The new version's files in ``tmp``: passages, matrix, lengths, table, manifest."""
     manifest = old.manifest
-    vocab = json.loads((old.path / "bm25" / "vocab.index.json").read_text(encoding="utf-8"))
+    vocab = MappedVocabulary(old.path / "bm25").as_dict()
     remap, new_ids, n_docs = _numbering(plan, old.passages)
     tokens, lengths, lines = _encode(plan, manifest["tokenizer"], vocab)
     old_lengths = npy.load(old.path / LENGTHS)
@@ -159,7 +162,7 @@ def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     kept = remap >= 0
     all_lengths[remap[kept]] = old_lengths[kept]
     all_lengths[new_ids] = lengths
-    _write_passages(tmp, old.path, plan, lines, n_docs)
+    _write_passages(tmp, old.path, plan, lines, old.passages)
     (tmp / "bm25").mkdir()
     _merge_matrix(tmp / "bm25", old.path / "bm25", remap, new_ids, tokens, lengths, vocab,
                   all_lengths, manifest)  # fmt: skip
@@ -217,54 +220,29 @@ def _encode(
     return np.concatenate(tokens), np.concatenate(lengths), lines
 
 
-def _write_passages(tmp: Path, old: Path, plan: Plan, lines: Sequence[bytes], n_docs: int) -> None:
-    """The passage store in the new order: kept runs copied byte for byte, new lines written.
+def _write_passages(tmp: Path, old: Path, plan: Plan, lines: Sequence[bytes], n_old: int) -> None:
+    """The passage store in the new order, compressed with the old store's dictionary.
 
-    Consecutive kept documents are one run of the old store, copied in one call.
+    Kept documents keep their order, so the old store is read once, front to back.
     """
-    offsets_old = npy.load(old / "offsets.npy", mmap=True)
-    sizes = np.empty(n_docs, np.int64)  # each passage's line, in bytes
+    store = PassageStore(old, n_old)
+    kept = store.lines()
+    at = 0  # the old store's next passage
     fresh = iter(lines)
-    at = 0
-    run: list[int] = []  # [old first passage, passages, new first passage] of a kept run
-
-    with (old / "passages.jsonl").open("rb") as src, (tmp / "passages.jsonl").open("wb") as out:
-
-        def copy_run() -> None:
-            if run:
-                first, count, to = run
-                start, end = int(offsets_old[first]), int(offsets_old[first + count])
-                _copy(src, out, start, end - start)
-                sizes[to : to + count] = np.diff(offsets_old[first : first + count + 1])
-                run.clear()
-
+    out = PassageStoreWriter(tmp, store.dictionary)
+    try:
         for record, source in plan:
             if isinstance(source, int):
-                if run and run[0] + run[1] == source:
-                    run[1] += record.passages
-                else:
-                    copy_run()
-                    run[:] = [source, record.passages, at]
+                for _ in range(at, source):  # a removed document's passages
+                    next(kept)
+                out.add_lines([next(kept) + b"\n" for _ in range(record.passages)])
+                at = source + record.passages
             else:
-                copy_run()
-                chunk = [next(fresh) for _ in source]
-                out.write(b"".join(chunk))
-                sizes[at : at + record.passages] = [len(line) for line in chunk]
-            at += record.passages
-        copy_run()
-    offsets = np.zeros(n_docs + 1, np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    np.save(tmp / "offsets.npy", offsets)
-
-
-def _copy(src: Any, out: Any, start: int, size: int) -> None:
-    out.flush()
-    while size:
-        sent = os.copy_file_range(src.fileno(), out.fileno(), size, start)
-        if not sent:
-            raise OSError("the passage store ended early")
-        start += sent
-        size -= sent
+                out.add_lines([next(fresh) for _ in source])
+        out.close()
+    except BaseException:
+        out.abort()
+        raise
 
 
 def _merge_matrix(
@@ -283,32 +261,31 @@ def _merge_matrix(
     Kept postings are renumbered and new ones merged in, term by term, in one pass
     (:func:`.postings.merge_postings`); every score is computed again.
     """
-    from searchain.tools.retrieval.postings import (  # numba: builds and updates only
-        count_postings,
-        merge_postings,
-        score_postings,
-    )
+    from searchain.tools.retrieval.codec import unpack_all  # numba: builds and updates only
+    from searchain.tools.retrieval.compact_writer import PostingsWriter
+    from searchain.tools.retrieval.postings import count_postings, merge_postings
 
+    postings = CompactPostings.load(old)
+    old_docs, old_tfs = unpack_all(
+        postings.indptr, postings.blocks, postings.block_starts, postings.data, postings.words
+    )
     run_terms, starts, local, tfs = count_postings(tokens, lengths, 0, len(vocab))
     indptr, docs, tf = merge_postings(
-        npy.load(old / "indptr.csc.index.npy"),
-        npy.load(old / "indices.csc.index.npy", mmap=True),
-        npy.load(old / TF, mmap=True),
+        postings.indptr,
+        old_docs,
+        old_tfs,
         remap,
         run_terms,
         starts,
         new_ids[local],
-        tfs.astype(np.uint16),
+        tfs.astype(np.uint32),
         len(vocab),
     )
+    del old_docs, old_tfs
     n_docs = len(all_lengths)
     df = np.diff(indptr)
     k1, b = manifest["k1"], manifest["b"]
-    scores, term_max = score_postings(
-        indptr, docs, tf, bm25_idf(df, n_docs), bm25_norm(all_lengths, k1, b)
-    )
-    np.save(directory / "data.csc.index.npy", scores)
-    np.save(directory / "indices.csc.index.npy", docs)
-    np.save(directory / "indptr.csc.index.npy", indptr)
-    np.save(directory / TF, tf)
-    write_tables(directory, vocab, term_max, n_docs, k1, b)
+    writer = PostingsWriter(directory, df, bm25_idf(df, n_docs), bm25_norm(all_lengths, k1, b))
+    writer.add_all(docs, tf)
+    writer.close()
+    write_vocabulary(directory, vocab)

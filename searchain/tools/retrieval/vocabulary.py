@@ -9,13 +9,14 @@ bytes, so a term the index lacks is never found even when its hash collides. No 
 trie or FST library from PyPI would be smaller on disk, but a sorted hash table is a few NumPy
 lines, exact, and as fast for the whole-term lookups BM25 needs (no prefix queries).
 
-Files (beside the matrix): ``vocab.hash.npy`` (uint64, ascending), ``vocab.column.npy`` (int32,
-the matrix column of each), ``vocab.offsets.npy`` (uint64, n + 1) and ``vocab.terms.bin`` (the
+Files (beside the postings): ``vocab.hash.npy`` (uint64, ascending), ``vocab.column.npy`` (int32,
+the term id of each), ``vocab.offsets.npy`` (uint64, n + 1) and ``vocab.terms.bin`` (the
 terms' bytes, in the same order).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from hashlib import blake2b
 from pathlib import Path
@@ -67,11 +68,6 @@ class MappedVocabulary:
             else np.empty(0, np.uint8)
         )
 
-    @staticmethod
-    def present(directory: Path) -> bool:
-        """Whether ``directory`` holds a mapped vocabulary (indexes before it hold JSON only)."""
-        return all((directory / name).is_file() for name in FILES)
-
     def __len__(self) -> int:
         return len(self._hashes)
 
@@ -92,6 +88,13 @@ class MappedVocabulary:
                 found.append(column)
         return found
 
+    def as_dict(self) -> dict[str, int]:
+        """Every term and its column (an update adds the new documents' terms to it)."""
+        data = self._terms.tobytes()
+        ends = np.asarray(self._offsets).tolist()
+        terms = [data[a:b].decode() for a, b in itertools.pairwise(ends)]
+        return dict(zip(terms, np.asarray(self._columns).tolist(), strict=True))
+
     def get(self, term: str) -> int | None:
         """``term``'s column, or ``None``."""
         wanted = np.uint64(term_hash(term))
@@ -105,11 +108,3 @@ class MappedVocabulary:
                 return int(self._columns[i])
             i += 1  # another term with the same hash
         return None
-
-
-class ParsedVocabulary(dict[str, int]):
-    """The vocabulary of an index built before it was mapped: its JSON, parsed on open."""
-
-    def columns(self, terms: Iterable[str]) -> list[int]:
-        """As :meth:`MappedVocabulary.columns`."""
-        return [self[t] for t in terms if t in self]

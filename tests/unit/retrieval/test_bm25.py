@@ -158,7 +158,7 @@ def test_missing_and_damaged_indexes_get_clear_errors(index, tmp_path):
         IndexLoadError, match=r"is not a searchain index.*`searchain index CORPUS.jsonl --index"
     ):
         BM25Index.load(tmp_path / "nowhere")
-    (tmp_path / "index" / "offsets.npy").unlink()
+    (tmp_path / "index" / "passages.blocks.npy").unlink()
     with pytest.raises(IndexLoadError, match="damaged searchain index"):
         BM25Index.load(tmp_path / "index")
 
@@ -173,10 +173,11 @@ def flip_byte(file: Path, at: int) -> None:
 @pytest.mark.parametrize(
     ("file", "at"),
     [
-        ("passages.jsonl", 40),  # an edited passage (a small file: checked at every load)
-        ("bm25/vocab.index.json", 3),
-        ("bm25/data.csc.index.npy", -3),  # a garbled score in the matrix
-        ("offsets.npy", -2),
+        ("passages.zst", 40),  # an edited passage (a small file: checked at every load)
+        ("bm25/vocab.terms.bin", 3),
+        ("bm25/postings.bin", -3),  # a garbled posting
+        ("bm25/block_peak.npy", -2),  # a garbled bound
+        ("passages.blocks.npy", -2),
     ],
 )
 def test_a_damaged_index_is_refused_not_read(index, file, at):
@@ -193,9 +194,9 @@ def test_verify_reads_every_byte_of_a_large_index(tmp_path, monkeypatch):
     built = BM25Index.build(read_corpus(corpus), tmp_path / "index")
     assert BM25Index.verify(tmp_path / "index").startswith(f"{tmp_path / 'index'}: 5 passages")
     monkeypatch.setattr(index_files, "SMALL_FILE", 10)  # as if every file were large
-    flip_byte(built.path / "passages.jsonl", 40)
+    flip_byte(built.path / "passages.zst", 40)
     assert len(BM25Index.load(tmp_path / "index")) == 5  # same size: not seen at load
-    with pytest.raises(IndexLoadError, match=r"passages.jsonl does not match its checksum"):
+    with pytest.raises(IndexLoadError, match=r"passages.zst does not match its checksum"):
         BM25Index.verify(tmp_path / "index")
 
 
@@ -206,18 +207,20 @@ def test_empty_corpus_is_an_error(tmp_path):
     assert not (tmp_path / "index").exists()
 
 
-def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
-    """The segmented NumPy builder reproduces bm25s's Lucene BM25 scores exactly."""
+def test_postings_score_as_bm25s_own_indexing(tmp_path):
+    """The segmented builder's postings, decoded and scored, are bm25s's Lucene BM25 scores."""
     import bm25s
     import numpy as np
 
-    from searchain.tools.retrieval.bm25 import ScoreMatrix, Tokenizer
+    from searchain.tools.retrieval.bm25 import Tokenizer
+    from searchain.tools.retrieval.compact import CompactPostings
     from searchain.tools.retrieval.encode import Encoder, TermMap
-    from searchain.tools.retrieval.segments import MIN_MEMORY, ScoreMatrixBuilder
+    from searchain.tools.retrieval.segments import MIN_MEMORY, PostingsBuilder
+    from searchain.tools.retrieval.vocabulary import MappedVocabulary
 
     texts = [f"{r['title']} {r['text']}" for r in CORPUS] * 3 + ["", "kevin kevin kevin drew"]
     tokenize = Tokenizer()
-    builder = ScoreMatrixBuilder(tmp_path / "segments", MIN_MEMORY)
+    builder = PostingsBuilder(tmp_path / "segments", MIN_MEMORY)
     builder._tokens_per_segment = 9  # several segments and term ranges, some partial
     builder._postings_per_range = 9
     encoder, terms = Encoder("stem"), TermMap()
@@ -226,25 +229,21 @@ def test_score_matrix_equals_bm25s_own_indexing(tmp_path):
         builder.add(terms.resolve(batch, builder.vocab), batch.lengths)
     builder.write(tmp_path / "bm25", k1=1.2, b=0.75)
     assert builder.segments > 3
-    ours = ScoreMatrix.load(tmp_path / "bm25", mmap=True)
+    ours = CompactPostings.load(tmp_path / "bm25")
+    vocab = MappedVocabulary(tmp_path / "bm25")
     reference = bm25s.BM25(k1=1.2, b=0.75, method="lucene", idf_method="lucene")
     reference.index([tokenize(t) for t in texts], show_progress=False, create_empty_token=False)
-    assert json.loads((tmp_path / "bm25" / "params.index.json").read_text())["num_docs"] == 17
+    assert len(ours.norm) == 17
     assert set(builder.vocab) == set(reference.vocab_dict)
     for term, column in builder.vocab.items():
-        assert ours.vocab.get(term) == column  # the mapped vocabulary, as built
+        assert vocab.get(term) == column  # the mapped vocabulary, as built
         theirs = reference.vocab_dict[term]
-        a, b = ours.scores["indptr"][column], ours.scores["indptr"][column + 1]
+        docs, scores = ours.scores(column)
         c, d = reference.scores["indptr"][theirs], reference.scores["indptr"][theirs + 1]
-        assert list(ours.scores["indices"][a:b]) == list(reference.scores["indices"][c:d])
-        np.testing.assert_allclose(
-            ours.scores["data"][a:b], reference.scores["data"][c:d], rtol=1e-5
-        )
-        assert ours.term_max[column] == ours.scores["data"][a:b].max()
+        assert list(docs) == list(reference.scores["indices"][c:d])
+        np.testing.assert_allclose(scores, reference.scores["data"][c:d], rtol=1e-5)
+        assert ours.term_max[column] == scores.max()
     assert not list((tmp_path / "segments").iterdir())  # segments removed once merged
-    # bm25s itself opens what was written.
-    loaded = bm25s.BM25.load(tmp_path / "bm25", mmap=True)
-    assert loaded.vocab_dict == builder.vocab
 
 
 @pytest.mark.parametrize(

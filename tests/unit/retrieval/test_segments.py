@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from searchain import demo_corpus
 from searchain.eval.datasets import musique_hops, pooled_corpus
-from searchain.tools.retrieval import workers
+from searchain.tools.retrieval import compact, passage_store, workers
 from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.compact import ARRAYS
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.segments import MemoryBudgetError, parse_size
 from searchain.tools.retrieval.vocabulary import FILES
 
-LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy" / "demo-index"
-"""An index written by the release before the mapped vocabulary and the parallel build."""
-MATRIX = ["data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy", "term_max.npy"]
+POSTINGS = [f"{name}.npy" for name in ARRAYS] + [compact.POSTINGS, compact.NORM]
+STORE = [passage_store.STORE, passage_store.BLOCKS, passage_store.DICTIONARY]
 
 
 @pytest.fixture(scope="module")
@@ -45,13 +44,13 @@ def test_worker_processes_and_a_tiny_budget_build_the_same_index_as_one_pass(
     _, small, whole, stages = shared_builds
     segments = int(stages[0].split(", ")[1].split()[0])
     assert segments >= 3, stages  # the budget forced several segments
-    for name in [*MATRIX, "vocab.index.json", *FILES]:
+    for name in [*POSTINGS, *FILES]:
         assert (small.path / "bm25" / name).read_bytes() == (
             whole.path / "bm25" / name
         ).read_bytes()
-    assert (small.path / "passages.jsonl").read_bytes() == (
-        whole.path / "passages.jsonl"
-    ).read_bytes()
+    for name in STORE:
+        assert (small.path / name).read_bytes() == (whole.path / name).read_bytes(), name
+    assert (whole.path / passage_store.DICTIONARY).stat().st_size > 0  # trained, the same
     queries = [h.question for h in musique_hops(shared_data, "tune")]
     assert small.search_batch(queries, k=5) == whole.search_batch(queries, k=5)
     assert [small.search(q, k=3) for q in queries[:50]] == [
@@ -62,9 +61,8 @@ def test_worker_processes_and_a_tiny_budget_build_the_same_index_as_one_pass(
 def test_a_memory_mapped_index_reads_every_passage_back(shared_builds):
     corpus, small, _, _ = shared_builds
     loaded = BM25Index.load(small.path)
-    assert isinstance(loaded._offsets, np.memmap)
-    assert all(isinstance(a, np.memmap) for a in loaded._matrix.scores.values())
-    assert isinstance(loaded._matrix.term_max, np.memmap)
+    arrays = [getattr(loaded.postings, name) for name in [*ARRAYS, "data", "norm"]]
+    assert all(isinstance(a, np.memmap) for a in arrays)
     assert [loaded.passage(i) for i in range(len(loaded))] == [
         type(p)(p.id, p.title, p.text, 0.0) for p in corpus
     ]
@@ -84,18 +82,6 @@ def test_a_budget_that_is_too_small_or_unreadable_is_one_line(tmp_path):
     with pytest.raises(MemoryBudgetError, match="too small to build an index: give at least 1 MiB"):
         BM25Index.build([], tmp_path / "index", memory=1000)
     assert not any(tmp_path.iterdir())  # nothing left behind
-
-
-def test_the_build_writes_what_the_release_before_it_wrote(tmp_path):
-    """The demo corpus's matrix is byte for byte the one the earlier release's build wrote."""
-    legacy = LEGACY / "bm25"
-    built = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo", workers=2)
-    names = [name for name in MATRIX if (legacy / name).is_file()] + ["vocab.index.json"]
-    assert len(names) >= 4
-    for name in names:
-        assert (built.path / "bm25" / name).read_bytes() == (legacy / name).read_bytes(), name
-    assert (built.path / "passages.jsonl").read_bytes() == (LEGACY / "passages.jsonl").read_bytes()
-    assert (built.path / "offsets.npy").read_bytes() == (LEGACY / "offsets.npy").read_bytes()
 
 
 def test_a_worker_count_below_one_is_refused(tmp_path):
@@ -120,7 +106,7 @@ def test_segments_and_ranges_stop_at_their_caps_whatever_the_budget(tmp_path, mo
         passages, tmp_path / "capped", memory=4 << 30, workers=1, stage=stages.append
     )
     assert int(stages[0].split(", ")[1].split()[0]) >= 3, stages
-    for name in [*MATRIX, "vocab.index.json", *FILES]:
+    for name in [*POSTINGS, *FILES]:
         assert (capped.path / "bm25" / name).read_bytes() == (
             whole.path / "bm25" / name
         ).read_bytes(), name

@@ -1,54 +1,96 @@
-"""The pruned top-k kernel against a brute-force dense sum, on random BM25-like matrices."""
+"""Block-max MaxScore against exhaustive BM25, on random corpora with ties and many blocks."""
 
 from __future__ import annotations
 
+import math
+import tempfile
+from collections import Counter
+from pathlib import Path
+
 import numpy as np
-import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from searchain.tools.retrieval import exhaustive
 from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.compact import BLOCK, CompactPostings
 from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval.segments import MIN_MEMORY, PostingsBuilder
 from searchain.tools.retrieval.topk import TopK
+
+K1, B = 1.2, 0.75
 
 
 @st.composite
-def matrices(draw):
-    n_docs = draw(st.integers(1, 60))
-    n_terms = draw(st.integers(1, 12))
-    cells = draw(
-        st.sets(st.tuples(st.integers(0, n_docs - 1), st.integers(0, n_terms - 1)), max_size=300)
+def corpora(draw: st.DrawFn) -> list[list[int]]:
+    """Passages as term ids: a few templates repeated (equal passages tie), and random ones;
+    up to 700 passages over 10 terms, so common terms span several blocks."""
+    templates = draw(
+        st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=12), min_size=1, max_size=4)
     )
-    # A few distinct values, so ties (broken by the lower document id) really happen.
-    values = draw(st.lists(st.sampled_from([0.25, 0.5, 1.0, 1.5, 3.0]), min_size=len(cells),
-                           max_size=len(cells)))  # fmt: skip
-    rows = [d for d, _ in sorted(cells)]
-    cols = [t for _, t in sorted(cells)]
-    matrix = sp.csc_matrix(
-        (np.asarray(values, np.float32), (rows, cols)), shape=(n_docs, n_terms), dtype=np.float32
-    )
-    matrix.sort_indices()
-    return matrix
+    n_docs = draw(st.sampled_from([1, 5, 40, BLOCK + 1, 700]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    docs = []
+    for _ in range(n_docs):
+        if rng.random() < 0.3:
+            docs.append(templates[rng.integers(len(templates))])
+        else:
+            docs.append(rng.integers(0, 10, rng.integers(1, 15)).tolist())
+    return docs
 
 
-@settings(max_examples=300, deadline=None)
-@given(matrix=matrices(), data=st.data())
-def test_top_k_equals_the_brute_force_ranking(matrix, data):
-    n_terms = matrix.shape[1]
-    terms = data.draw(st.lists(st.integers(0, n_terms - 1), max_size=6))
-    k = data.draw(st.integers(1, 8))
-    top = TopK({"data": matrix.data, "indices": matrix.indices, "indptr": matrix.indptr})
-    docs, scores = top.search(terms, k)
-    dense = np.asarray(matrix[:, sorted(set(terms))].sum(axis=1), dtype=np.float64).ravel()
-    expected = [d for d in np.argsort(-dense, kind="stable") if dense[d] > 0][:k]
-    np.testing.assert_allclose(scores, dense[expected], rtol=1e-5)
-    # The same documents, except where float rounding reorders exact ties.
-    for doc, want in zip(docs, expected, strict=True):
-        assert doc == want or np.isclose(dense[doc], dense[want], rtol=1e-5)
-    batch_docs, _ = top.search_batch([terms, terms[::-1], []], k)
-    assert list(batch_docs[0][: len(docs)]) == list(docs)
-    assert list(batch_docs[1][: len(docs)]) == list(docs)
-    assert (batch_docs[2] == -1).all() and (batch_docs[0][len(docs) :] == -1).all()
+def build(directory: Path, docs: list[list[int]]) -> CompactPostings:
+    builder = PostingsBuilder(directory / "segments", MIN_MEMORY)
+    builder.vocab.update({f"t{i}": i for i in range(10)})
+    builder._tokens_per_segment = 500  # several segments
+    for doc in docs:
+        builder.add(np.asarray(doc, np.int32), np.asarray([len(doc)], np.int32))
+    builder.write(directory / "bm25", K1, B)
+    return CompactPostings.load(directory / "bm25")
+
+
+def brute_force(docs: list[list[int]], terms: set[int]) -> np.ndarray:
+    """Every passage's BM25 for ``terms``, from the formula in float64."""
+    counts = [Counter(d) for d in docs]
+    avgdl = sum(map(len, docs)) / len(docs)
+    scores = np.zeros(len(docs))
+    for t in terms:
+        df = sum(t in c for c in counts)
+        idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+        for i, c in enumerate(counts):
+            if c[t]:
+                norm = K1 * (1 - B + B * len(docs[i]) / avgdl)
+                scores[i] += idf * c[t] / (norm + c[t])
+    return scores
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora(), st.data())
+def test_top_k_equals_exhaustive_bm25(docs, data):
+    terms = data.draw(st.lists(st.integers(0, 11), max_size=6))  # 10 and 11: not indexed
+    k = data.draw(st.sampled_from([1, 3, 10]))
+    with tempfile.TemporaryDirectory() as tmp:
+        postings = build(Path(tmp), docs)
+        held = sorted({t for t in terms if t < 10})
+        found, scores = TopK(postings).search(held, k)
+        # The NumPy scorer, bit for bit, in both of its ways.
+        for dense in (True, False):
+            np_docs, np_scores = exhaustive.top_k(postings, held, k, dense=dense)
+            assert np_docs.tolist() == found.tolist()
+            assert np_scores.tobytes() == scores.tobytes()
+        # BM25 from its formula: the same scores, and the same passages up to exact ties.
+        reference = brute_force(docs, set(held))
+        expected = [d for d in np.argsort(-reference, kind="stable") if reference[d] > 0][:k]
+        assert len(found) == len(expected)
+        np.testing.assert_allclose(scores, reference[expected], rtol=1e-5)
+        for doc, want in zip(found, expected, strict=True):
+            assert doc == want or np.isclose(reference[doc], reference[want], rtol=1e-6)
+        if len(found):  # a tie goes to the lower passage
+            assert found[0] == min(np.flatnonzero(reference == reference[found[0]]))
+        batch, _ = TopK(postings).search_batch([held, held[::-1], []], k)
+        assert list(batch[0][: len(found)]) == list(found) == list(batch[1][: len(found)])
+        assert (batch[2] == -1).all() and (batch[0][len(found) :] == -1).all()
 
 
 def test_index_batch_search_equals_one_query_at_a_time(tmp_path):

@@ -113,10 +113,10 @@ def test_a_corpus_index_or_other_paths_are_refused(tmp_path):
         update(tmp_path / "index", paths=[tmp_path])
 
 
-def test_an_index_missing_its_frequencies_is_named_damaged(tmp_path):
+def test_an_index_missing_its_lengths_is_named_damaged(tmp_path):
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
     index = BM25Index.build(Documents([root]), tmp_path / "index")
-    (index.path / "bm25" / "tf.npy").unlink()
+    (index.path / "lengths.npy").unlink()
     with pytest.raises(IndexLoadError, match="damaged searchain index"):
         update(tmp_path / "index")

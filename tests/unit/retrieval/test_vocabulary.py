@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +13,7 @@ from hypothesis import strategies as st
 
 from searchain import demo_corpus
 from searchain.tools.retrieval import vocabulary
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabulary
 
@@ -54,29 +52,21 @@ def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
 
 def test_an_index_holds_the_whole_vocabulary_mapped(tmp_path):
     index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
-    bm25 = index.path / "bm25"
-    parsed = json.loads((bm25 / "vocab.index.json").read_text(encoding="utf-8"))
-    mapped = MappedVocabulary(bm25)
-    assert isinstance(index._matrix.vocab, MappedVocabulary)  # opening parses no JSON
-    assert len(parsed) > 3000 and {t: mapped.get(t) for t in parsed} == parsed
+    mapped = index.vocab
+    assert isinstance(mapped, MappedVocabulary)  # opening parses no JSON
+    held = mapped.as_dict()
+    assert len(held) == len(mapped) > 3000 and {t: mapped.get(t) for t in held} == held
+    assert sorted(held.values()) == list(range(len(held)))
+    assert mapped.columns(["monaco", "zzzqx", "lorenzo"]) == [held["monaco"], held["lorenzo"]]
     assert [mapped.get(t) for t in ("zzzqx", "lorenzo monaco", "")] == [None, None, None]
 
 
-def test_an_index_of_the_earlier_layout_opens_and_answers_the_same(tmp_path):
-    old = tmp_path / "old"
-    shutil.copytree(LEGACY, old)
-    assert not MappedVocabulary.present(old / "bm25")
-    rebuilt = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "new")
-    loaded = BM25Index.load(old)
-    queries = ["Who influenced Lorenzo Monaco?", "Where was Kevin Drew born?", "zzzqx"]
-    assert loaded.search_batch(queries, k=5) == rebuilt.search_batch(queries, k=5)
-
-
 @pytest.mark.parametrize("missing", vocabulary.FILES)
-def test_a_partial_mapped_vocabulary_is_not_taken_for_one(tmp_path, missing):
-    write_vocabulary(tmp_path, {"giotto": 0})
-    (tmp_path / missing).unlink()
-    assert not MappedVocabulary.present(tmp_path)
+def test_an_index_missing_a_vocabulary_file_is_named_damaged(tmp_path, missing):
+    index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    (index.path / "bm25" / missing).unlink()
+    with pytest.raises(IndexLoadError, match=rf"damaged searchain index \(bm25/{missing} is"):
+        BM25Index.load(tmp_path / "demo")
 
 
 def demo_index_probe(tmp_path: Path, lines: list[str], before_open: str = "") -> list[str]:

@@ -1,0 +1,137 @@
+"""The compact index's postings on disk: written range by range, mapped on open, read in NumPy.
+
+Files (in an index's ``bm25/``), the blocks laid out as :mod:`.codec` says:
+
+* ``postings.bin``: every block, term after term, then :data:`PAD` zero bytes;
+* ``indptr.npy`` (int64, terms + 1): where each term's postings start, counted in postings
+  (its document frequency is the difference);
+* ``blocks.npy`` (int64, terms + 1): each term's first block;
+* ``block_starts.npy`` (int64, blocks + 1): each block's first byte in ``postings.bin``;
+* ``block_last.npy`` (int32) and ``block_peak.npy`` (float32): each block's last passage and
+  highest score;
+* ``term_max.npy``, ``idf.npy`` (float32, a term each): each term's highest score and its idf;
+* ``norm.npy`` (float32, a passage each): ``k1 * (1 - b + b * dl / avgdl)``.
+
+A posting's score is ``idf * tf / (norm + tf)`` in float32, from these, exactly as the build
+computes it. Opening maps the files and reads none of them; this module imports no numba, so
+:mod:`.exhaustive` answers with it while the search kernel loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from searchain.tools.retrieval import npy
+
+BLOCK = 128
+"""Postings a block holds (a term's last block: the rest)."""
+HEADER = 2
+"""Bytes before a block's packed values: the two bit widths."""
+PAD = 8
+"""Zero bytes after the last block, so that any value is read as the 8 bytes it starts in."""
+POSTINGS = "postings.bin"
+ARRAYS = ("indptr", "blocks", "block_starts", "block_last", "block_peak", "term_max", "idf")
+NORM = "norm.npy"
+
+
+@dataclass(frozen=True)
+class CompactPostings:
+    """An index's postings, mapped from disk (see the module)."""
+
+    data: np.ndarray
+    """``postings.bin``'s bytes (uint8)."""
+    indptr: np.ndarray
+    """Each term's first posting, then the total (int64)."""
+    blocks: np.ndarray
+    """Each term's first block, then the total (int64)."""
+    block_starts: np.ndarray
+    """Each block's first byte in :attr:`data`, then its size (int64)."""
+    block_last: np.ndarray
+    """Each block's last passage (int32)."""
+    block_peak: np.ndarray
+    """Each block's highest score (float32)."""
+    term_max: np.ndarray
+    """Each term's highest score (float32)."""
+    idf: np.ndarray
+    """Each term's idf (float32)."""
+    norm: np.ndarray
+    """Each passage's length norm (float32)."""
+
+    @classmethod
+    def load(cls, directory: Path, *, mmap: bool = True) -> CompactPostings:
+        """Map (or, without ``mmap``, read) the files in ``directory``."""
+        arrays = {name: npy.load(directory / f"{name}.npy", mmap=mmap) for name in ARRAYS}
+        path = directory / POSTINGS
+        if not path.stat().st_size:
+            data = np.empty(0, np.uint8)
+        elif mmap:
+            data = np.memmap(path, np.uint8, "r")
+        else:
+            data = np.fromfile(path, np.uint8)
+        return cls(data=data, norm=npy.load(directory / NORM, mmap=mmap), **arrays)
+
+    @property
+    def words(self) -> np.ndarray:
+        """:attr:`data` seen as little-endian 64-bit words (what the codec decodes from)."""
+        return self.data[: len(self.data) // 8 * 8].view("<u8")
+
+    def check(self, terms: int, passages: int) -> str | None:
+        """What in the tables does not fit ``terms`` terms and ``passages``; None if all does."""
+        blocks = len(self.block_last)
+        if len(self.indptr) != terms + 1 or len(self.blocks) != terms + 1:
+            return "postings tables for another vocabulary"
+        if len(self.idf) != terms or len(self.term_max) != terms:
+            return "term tables for another vocabulary"
+        if len(self.norm) != passages:
+            return "passage norms"
+        if len(self.block_starts) != blocks + 1 or len(self.block_peak) != blocks:
+            return "posting block tables"
+        if self.blocks[-1] != blocks or self.block_starts[-1] + PAD != len(self.data):
+            return "postings size"
+        return None
+
+    def postings(self, terms: list[int]) -> int:
+        """How many postings ``terms`` hold."""
+        return sum(int(self.indptr[t + 1] - self.indptr[t]) for t in terms)
+
+    def term(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Term ``t``'s passages (int64, ascending) and frequencies (float32), decoded in NumPy."""
+        first, end = int(self.indptr[t]), int(self.indptr[t + 1])
+        g0, g1 = int(self.blocks[t]), int(self.blocks[t + 1])
+        n = end - first
+        if not n:
+            return np.empty(0, np.int64), np.empty(0, np.float32)
+        counts = np.full(g1 - g0, BLOCK, np.int64)
+        counts[-1] = n - BLOCK * (g1 - g0 - 1)
+        starts = np.asarray(self.block_starts[g0:g1], np.int64)
+        gap_bits = self.data[starts].astype(np.int64)
+        tf_bits = self.data[starts + 1].astype(np.int64)
+        block = np.repeat(np.arange(g1 - g0), counts)
+        within = np.arange(n) - np.repeat(np.cumsum(counts) - counts, counts)
+        gaps = _unpack(self.data, starts + HEADER, gap_bits, block, within) + 1
+        tf_at = starts + HEADER + (counts * gap_bits + 7) // 8
+        tfs = _unpack(self.data, tf_at, tf_bits, block, within) + 1
+        # A gap counts from the passage before, across blocks too: one running sum.
+        return np.cumsum(gaps) - 1, tfs.astype(np.float32)
+
+    def scores(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Term ``t``'s passages and their BM25 scores (float32), as the build computes them."""
+        docs, tfs = self.term(t)
+        return docs, self.idf[t] * tfs / (self.norm[docs] + tfs)
+
+
+def _unpack(
+    data: np.ndarray, starts: np.ndarray, widths: np.ndarray, block: np.ndarray, within: np.ndarray
+) -> np.ndarray:
+    """Values ``within`` each ``block`` packed at ``widths[block]`` bits from ``starts[block]``."""
+    width = widths[block]
+    bit = within * width
+    byte = starts[block] + (bit >> 3)
+    # Each value lies in the 8 bytes from its first (7 + 32 bits at most): the data seen as
+    # little-endian 8-byte integers starting at every byte, gathered in one step.
+    words = np.ndarray((len(data) - PAD + 1,), "<u8", buffer=data, strides=(1,))
+    x = words[byte].astype(np.int64)
+    return (x >> (bit & 7)) & ((np.int64(1) << width) - 1)

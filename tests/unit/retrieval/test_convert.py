@@ -1,0 +1,92 @@
+"""Indexes written by the release before the compact index: refused in one line that names
+``searchain index --convert``, and converted into what a fresh build of the same passages writes.
+
+``tests/data/legacy/demo-index`` is a corpus index of that format (the demo corpus, written by
+0.1); ``docs-index`` a documents index of ``tests/data/legacy/docs``, written by the last release
+of format 1 (``searchain index tests/data/legacy/docs``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from searchain import demo_corpus
+from searchain.documents.collection import Documents
+from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
+from searchain.tools.retrieval.convert import convert
+from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval.update import update
+
+LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy"
+QUERIES = ["Who influenced Lorenzo Monaco?", "Where was Kevin Drew born?", "zzzqx", "the"]
+
+
+def test_an_index_of_the_earlier_format_is_refused_with_the_command_that_converts_it(tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(LEGACY / "demo-index", old)
+    with pytest.raises(IndexLoadError) as refused:
+        BM25Index.load(old)
+    assert str(refused.value) == (
+        f"{old} was written by an earlier searchain (index format 1): convert it with "
+        f"`searchain index --convert {old}`"
+    )
+    with pytest.raises(IndexLoadError, match="convert it with"):
+        BM25Index.verify(old)
+    assert (old / "passages.jsonl").is_file()  # refused, untouched
+
+
+def test_a_converted_corpus_index_is_what_a_fresh_build_writes(tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(LEGACY / "demo-index", old)
+    converted = convert(old)
+    fresh = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "fresh")
+    assert converted.manifest["format"] == fresh.manifest["format"] == 2
+    assert converted.manifest["files"] == fresh.manifest["files"]  # byte for byte
+    assert BM25Index.load(old).search_batch(QUERIES, 5) == fresh.search_batch(QUERIES, 5)
+    assert "every checksum matches" in BM25Index.verify(old)
+    with pytest.raises(ValueError, match="already in index format 2: nothing to convert"):
+        convert(old)
+
+
+def test_a_converted_documents_index_keeps_its_documents_and_updates(tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(LEGACY / "docs", docs)
+    old = tmp_path / "old"
+    shutil.copytree(LEGACY / "docs-index", old)
+    manifest = json.loads((old / "searchain-index.json").read_text())
+    manifest["documents"] |= {"root": str(docs), "paths": [str(docs)]}  # where they are now
+    (old / "searchain-index.json").write_text(json.dumps(manifest))
+    converted = convert(old)
+    fresh = BM25Index.build(Documents([docs]), tmp_path / "fresh")
+    assert converted.manifest["documents"] == fresh.manifest["documents"]
+    assert converted.manifest["files"] == fresh.manifest["files"]
+    hits = BM25Index.load(old).search("Who influenced Lorenzo Monaco?", 1)
+    assert hits[0].source is not None and hits[0].source.path == "painters.md"
+    (docs / "chapels.txt").unlink()
+    (docs / "new.md").write_text("# Sculptors\n\nDonatello worked in Florence.\n")
+    updated, _, changes = update(old)
+    assert (changes.added, changes.removed) == (1, 1)
+    assert updated.search("Donatello", 1)[0].source.path == "new.md"
+
+
+def test_what_cannot_be_converted_is_said_in_one_line(tmp_path):
+    with pytest.raises(IndexLoadError, match=r"is not a searchain index .*nothing to convert"):
+        convert(tmp_path)
+    future = tmp_path / "future"
+    shutil.copytree(LEGACY / "demo-index", future)
+    manifest = json.loads((future / "searchain-index.json").read_text())
+    (future / "searchain-index.json").write_text(json.dumps({**manifest, "format": 9}))
+    with pytest.raises(IndexLoadError, match="index format 9, which this searchain cannot"):
+        convert(future)
+    torn = tmp_path / "torn"
+    shutil.copytree(LEGACY / "demo-index", torn)
+    with (torn / "passages.jsonl").open("r+b") as lines:
+        lines.seek(100)
+        lines.write(b"#")
+    with pytest.raises(IndexLoadError, match=r"damaged searchain index .*passages.jsonl"):
+        convert(torn)
+    assert (torn / "passages.jsonl").is_file() and not (torn / "bm25" / "postings.bin").exists()

@@ -125,13 +125,13 @@ def decode_block(
 @numba.njit(cache=True, nogil=True)
 def pack_terms(
     indptr: np.ndarray, docs: np.ndarray, tfs: np.ndarray, idf: np.ndarray, norm: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Encode consecutive terms' postings: ``(data, sizes, last, peak, term_max)``.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Encode consecutive terms' postings: ``(data, sizes, last, peak)``.
 
     Term ``j``'s postings are ``docs``/``tfs[indptr[j]:indptr[j + 1]]`` (passages ascending,
     ``indptr`` from 0), weighted by ``idf[j]``; ``norm`` is every passage's length norm.
     ``data`` is their blocks end to end, ``sizes`` each block's bytes, ``last`` and ``peak``
-    each block's last passage and highest score, ``term_max`` each term's highest.
+    each block's last passage and highest score.
     """
     n_terms = len(indptr) - 1
     n_blocks = 0
@@ -141,7 +141,6 @@ def pack_terms(
     sizes = np.empty(n_blocks, np.int64)
     last = np.empty(n_blocks, np.int32)
     peak = np.empty(n_blocks, np.float32)
-    term_max = np.zeros(n_terms, np.float32)
     gaps = np.empty(BLOCK, np.int64)
     counts = np.empty(BLOCK, np.int64)
     at = 0
@@ -168,9 +167,8 @@ def pack_terms(
             at = _put(data, at + HEADER, gaps, n, w)
             at = _put(data, at, counts, n, v)
             sizes[g], last[g], peak[g] = at - first, before, best
-            term_max[j] = max(term_max[j], best)
             g += 1
-    return data[:at], sizes, last, peak, term_max
+    return data[:at], sizes, last, peak
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)

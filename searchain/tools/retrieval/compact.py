@@ -3,17 +3,18 @@
 Files (in an index's ``bm25/``), the blocks laid out as :mod:`.codec` says:
 
 * ``postings.bin``: every block, term after term, then :data:`PAD` zero bytes;
-* ``indptr.npy`` (int64, terms + 1): where each term's postings start, counted in postings
-  (its document frequency is the difference);
-* ``blocks.npy`` (int64, terms + 1): each term's first block;
-* ``block_starts.npy`` (int64, blocks + 1): each block's first byte in ``postings.bin``;
+* ``indptr.npy`` (terms + 1): where each term's postings start, counted in postings (its
+  document frequency is the difference);
+* ``blocks.npy`` (terms + 1): each term's first block;
+* ``block_starts.npy`` (blocks + 1): each block's first byte in ``postings.bin``;
 * ``block_last.npy`` (int32) and ``block_peak.npy`` (float32): each block's last passage and
-  highest score;
-* ``term_max.npy``, ``idf.npy`` (float32, a term each): each term's highest score and its idf;
+  highest score (a term's highest is the highest of its blocks');
+* ``idf.npy`` (float32, a term each);
 * ``norm.npy`` (float32, a passage each): ``k1 * (1 - b + b * dl / avgdl)``.
 
 A posting's score is ``idf * tf / (norm + tf)`` in float32, from these, exactly as the build
-computes it. Opening maps the files and reads none of them; this module imports no numba, so
+computes it. The three offset tables are uint32 where their last value fits, else int64. Opening
+maps the files and reads none of them; this module imports no numba, so
 :mod:`.exhaustive` answers with it while the search kernel loads.
 """
 
@@ -33,8 +34,17 @@ HEADER = 2
 PAD = 8
 """Zero bytes after the last block, so that any value is read as the 8 bytes it starts in."""
 POSTINGS = "postings.bin"
-ARRAYS = ("indptr", "blocks", "block_starts", "block_last", "block_peak", "term_max", "idf")
+ARRAYS = ("indptr", "blocks", "block_starts", "block_last", "block_peak", "idf")
 NORM = "norm.npy"
+
+
+def narrowed(offsets: np.ndarray) -> np.ndarray:
+    """Ascending offsets as uint32 where the last fits, else as they are (int64, uint64).
+
+    Wikipedia's size fits (1.6 billion postings, 2 GiB of blocks): half the bytes of the tables
+    a term or a block has.
+    """
+    return offsets.astype(np.uint32) if offsets[-1] < 2**32 else offsets
 
 
 @dataclass(frozen=True)
@@ -44,17 +54,15 @@ class CompactPostings:
     data: np.ndarray
     """``postings.bin``'s bytes (uint8)."""
     indptr: np.ndarray
-    """Each term's first posting, then the total (int64)."""
+    """Each term's first posting, then the total."""
     blocks: np.ndarray
-    """Each term's first block, then the total (int64)."""
+    """Each term's first block, then the total."""
     block_starts: np.ndarray
-    """Each block's first byte in :attr:`data`, then its size (int64)."""
+    """Each block's first byte in :attr:`data`, then the blocks' size."""
     block_last: np.ndarray
     """Each block's last passage (int32)."""
     block_peak: np.ndarray
     """Each block's highest score (float32)."""
-    term_max: np.ndarray
-    """Each term's highest score (float32)."""
     idf: np.ndarray
     """Each term's idf (float32)."""
     norm: np.ndarray
@@ -83,7 +91,7 @@ class CompactPostings:
         blocks = len(self.block_last)
         if len(self.indptr) != terms + 1 or len(self.blocks) != terms + 1:
             return "postings tables for another vocabulary"
-        if len(self.idf) != terms or len(self.term_max) != terms:
+        if len(self.idf) != terms:
             return "term tables for another vocabulary"
         if len(self.norm) != passages:
             return "passage norms"

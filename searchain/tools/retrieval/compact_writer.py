@@ -11,7 +11,7 @@ from typing import BinaryIO
 import numpy as np
 
 from searchain.tools.retrieval.codec import pack_terms
-from searchain.tools.retrieval.compact import ARRAYS, BLOCK, NORM, PAD, POSTINGS
+from searchain.tools.retrieval.compact import ARRAYS, BLOCK, NORM, PAD, POSTINGS, narrowed
 
 RANGE = 1 << 23
 """Postings encoded at a time by :meth:`PostingsWriter.add_all` (the codec's scratch: 8 bytes
@@ -30,7 +30,6 @@ class PostingsWriter:
         np.cumsum((df + BLOCK - 1) // BLOCK, out=self.blocks[1:])
         self.idf = idf
         self.norm = norm
-        self.term_max = np.zeros(len(df), np.float32)
         self._sizes: list[np.ndarray] = []
         self._last: list[np.ndarray] = []
         self._peak: list[np.ndarray] = []
@@ -39,14 +38,11 @@ class PostingsWriter:
     def add(self, t0: int, t1: int, docs: np.ndarray, tfs: np.ndarray) -> None:
         """Terms ``t0 <= t < t1``'s postings, by term, passages ascending."""
         indptr = self.indptr[t0 : t1 + 1] - self.indptr[t0]
-        data, sizes, last, peak, term_max = pack_terms(
-            indptr, docs, tfs, self.idf[t0:t1], self.norm
-        )
+        data, sizes, last, peak = pack_terms(indptr, docs, tfs, self.idf[t0:t1], self.norm)
         self._out.write(data.tobytes())
         self._sizes.append(sizes)
         self._last.append(last)
         self._peak.append(peak)
-        self.term_max[t0:t1] = term_max
 
     def add_all(self, docs: np.ndarray, tfs: np.ndarray) -> None:
         """Every term's postings (in :attr:`indptr`'s order), encoded a range at a time."""
@@ -69,12 +65,11 @@ class PostingsWriter:
         starts = np.zeros(len(sizes) + 1, np.int64)
         np.cumsum(sizes, out=starts[1:])
         tables = {
-            "indptr": self.indptr,
-            "blocks": self.blocks,
-            "block_starts": starts,
+            "indptr": narrowed(self.indptr),
+            "blocks": narrowed(self.blocks),
+            "block_starts": narrowed(starts),
             "block_last": _joined(self._last, np.int32),
             "block_peak": _joined(self._peak, np.float32),
-            "term_max": self.term_max,
             "idf": self.idf,
         }
         assert set(tables) == set(ARRAYS)

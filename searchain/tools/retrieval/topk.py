@@ -8,7 +8,7 @@ millions.
 This kernel is MaxScore (Turtle & Flood 1995) document at a time, as search engines run it: the
 query's lists are walked together in passage order, block by block, each passage fully scored
 when it comes up, the best k kept. Terms are ranked by their highest possible contribution
-(``term_max``); once the k-th best score beats the sum of the lowest-ranked terms' bounds, a
+(its blocks' highest); once the k-th best score beats the sum of the lowest-ranked terms' bounds, a
 passage found only in those lists cannot make the top k, so they stop being walked
 ("non-essential") and are only probed for the passages the others bring up: a probe skips
 whole blocks by their last passage without decoding them, passes over a block whose highest
@@ -42,7 +42,6 @@ class CompactArrays(NamedTuple):
     starts: np.ndarray
     last: np.ndarray
     peak: np.ndarray
-    term_max: np.ndarray
     idf: np.ndarray
     norm: np.ndarray
 
@@ -108,7 +107,10 @@ def _top_k(p: CompactArrays, terms: np.ndarray, k: int) -> tuple[np.ndarray, np.
     # Terms by bound, lowest first; ub[i] is the most terms 0..i together can add to any
     # document (with a margin for float rounding, so a pruned document can never tie).
     m = len(terms)
-    bounds = p.term_max[terms].astype(np.float64)
+    bounds = np.zeros(m)
+    for i in range(m):  # each term's highest score: its blocks' highest
+        for g in range(p.blocks[terms[i]], p.blocks[terms[i] + 1]):
+            bounds[i] = max(bounds[i], p.peak[g])
     order = np.argsort(bounds)
     terms = terms[order]
     ub = np.empty(m)
@@ -227,12 +229,11 @@ class TopK:
         self.arrays = CompactArrays(
             np.asarray(postings.data, dtype=np.uint8),
             np.asarray(postings.words, dtype=np.uint64),
-            np.asarray(postings.indptr, dtype=np.int64),
-            np.asarray(postings.blocks, dtype=np.int64),
-            np.asarray(postings.block_starts, dtype=np.int64),
+            np.asarray(postings.indptr),  # uint32 or int64: as written, never copied
+            np.asarray(postings.blocks),
+            np.asarray(postings.block_starts),
             np.asarray(postings.block_last, dtype=np.int32),
             np.asarray(postings.block_peak, dtype=np.float32),
-            np.asarray(postings.term_max, dtype=np.float32),
             np.asarray(postings.idf, dtype=np.float32),
             np.asarray(postings.norm, dtype=np.float32),
         )

@@ -10,8 +10,8 @@ trie or FST library from PyPI would be smaller on disk, but a sorted hash table 
 lines, exact, and as fast for the whole-term lookups BM25 needs (no prefix queries).
 
 Files (beside the postings): ``vocab.hash.npy`` (uint64, ascending), ``vocab.column.npy`` (int32,
-the term id of each), ``vocab.offsets.npy`` (uint64, n + 1) and ``vocab.terms.bin`` (the
-terms' bytes, in the same order).
+the term id of each), ``vocab.offsets.npy`` (n + 1: uint32 where the terms' bytes fit, else
+uint64) and ``vocab.terms.bin`` (the terms' bytes, in the same order).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from searchain.tools.retrieval import npy
+from searchain.tools.retrieval.compact import narrowed
 
 FILES = ("vocab.hash.npy", "vocab.column.npy", "vocab.offsets.npy", "vocab.terms.bin")
 
@@ -49,7 +50,7 @@ def write_vocabulary(directory: Path, vocab: Mapping[str, int]) -> None:
     np.cumsum(np.fromiter(map(len, encoded), np.uint64, len(encoded)), out=offsets[1:])
     np.save(directory / "vocab.hash.npy", hashes[order])
     np.save(directory / "vocab.column.npy", np.fromiter(vocab.values(), np.int32)[order])
-    np.save(directory / "vocab.offsets.npy", offsets)
+    np.save(directory / "vocab.offsets.npy", narrowed(offsets))
     with (directory / "vocab.terms.bin").open("wb") as out:
         out.writelines(encoded)
 

@@ -108,3 +108,27 @@ def test_index_batch_search_equals_one_query_at_a_time(tmp_path):
         batch = index.search_batch(queries, k=k)
         assert batch == [index.search(q, k=k) for q in queries]
     assert batch[2] == [] and batch[0][0].title.startswith("Lorenzo Monaco")
+
+
+def test_tables_too_large_for_uint32_are_read_the_same(tmp_path):
+    """An index past 4 billion postings keeps its offset tables in int64: the kernel and the
+    NumPy scorer read those as they read uint32 ones."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(5)
+    docs = [rng.integers(0, 10, rng.integers(1, 15)).tolist() for _ in range(700)]
+    narrow = build(tmp_path, docs)
+    assert narrow.indptr.dtype == narrow.blocks.dtype == narrow.block_starts.dtype == np.uint32
+    wide = replace(
+        narrow,
+        indptr=narrow.indptr.astype(np.int64),
+        blocks=narrow.blocks.astype(np.int64),
+        block_starts=narrow.block_starts.astype(np.int64),
+    )
+    for terms in ([0], [1, 4], [0, 2, 3, 5, 9]):
+        found, scores = TopK(narrow).search(terms, 10)
+        assert len(found) == 10
+        other, other_scores = TopK(wide).search(terms, 10)
+        assert other.tolist() == found.tolist()
+        assert other_scores.tobytes() == scores.tobytes()
+        assert exhaustive.top_k(wide, terms, 10)[0].tolist() == found.tolist()

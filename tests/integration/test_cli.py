@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from searchain.tools.retrieval.bm25 import BM25Index
 from tests.tiny_models import make_dpr_reader
 
 
@@ -130,7 +131,7 @@ def test_an_index_whose_first_build_runs_is_not_built_yet_and_not_built_twice(tm
     path = tmp_path / "wiki"
     with build_lock(path):  # this test process is the build in progress
         in_progress = new_version(path)
-        (in_progress / "passages.jsonl").write_bytes(b"half")
+        (in_progress / "passages.zst").write_bytes(b"half")
         one_line_error(
             searchain("ask", "Who?", "--index", str(path), "--reader", "llm"),
             "is not built yet",
@@ -140,7 +141,7 @@ def test_an_index_whose_first_build_runs_is_not_built_yet_and_not_built_twice(tm
             searchain("index", "--demo", "--index", str(path)),
             f"is being built by process {os.getpid()}",
         )
-        assert (in_progress / "passages.jsonl").read_bytes() == b"half"
+        assert (in_progress / "passages.zst").read_bytes() == b"half"
     done = searchain("index", "--demo", "--index", str(path))  # the build gone: it runs
     assert done.returncode == 0, done.stderr
     assert not in_progress.exists()
@@ -175,10 +176,10 @@ def test_ask_end_to_end_with_the_real_local_llm(demo_index, tmp_path, local_llm_
     assert set(result) >= {"answer", "final_content", "references", "nodes", "rounds", "tree"}
     assert 1 <= result["rounds"] <= 2
     assert result["stop_reason"] in ("chain_passed", "max_rounds", "no_chain")
-    lines = (demo_index / "passages.jsonl").read_text(encoding="utf-8").splitlines()
-    corpus = {json.loads(line)["id"]: json.loads(line) for line in lines}
+    index = BM25Index.load(demo_index)
+    corpus = {p.id: p for p in map(index.passage, range(len(index)))}
     for ref in result["references"]:  # every citation resolves to a real passage
-        assert corpus[ref["id"]]["text"] == ref["text"]
+        assert corpus[ref["id"]].text == ref["text"]
         assert f"[{ref['n']}]" in result["final_content"]
     cited = {ref["n"] for ref in result["references"]}
     steps = {node["step"]: node for node in result["nodes"] if node["step"] is not None}

@@ -4,14 +4,16 @@ The folder is walked again with the settings the index was built with, and each 
 hash is compared with the index's record (``documents.json``): a file whose hash is unchanged
 keeps its passages, its postings and its place; a new or changed file is read, split and
 tokenised — the costly part of a build, paid for it alone; a file that is gone (or now skipped)
-loses its passages. The new version is then merged in one pass over the postings (numba):
-kept postings renumbered, the new ones inserted where a build would have put them (documents in
-walk order), and every score computed again from the term frequencies and passage lengths the
-index keeps, since BM25's statistics (passages, document frequencies, average length) are those
-of the live documents only — deleted ones count nowhere. So the result is, passage for passage
-and score for score, the index a fresh build of the same files writes (the tests compare them),
-and it is published with the same atomic, crash-safe switch: a reader sees the old version or the
-new one, and a process killed at any moment leaves one of them, whole.
+loses its passages. The new version is then merged in one pass over the postings (numba): the
+old blocks decoded, kept postings renumbered, the new ones inserted where a build would have put
+them (documents in walk order), and every idf, length norm and block peak computed again from
+the term frequencies and passage lengths the index keeps, since BM25's statistics (passages,
+document frequencies, average length) are those of the live documents only — deleted ones count
+nowhere; the passages are compressed again with the old store's dictionary. So the result is,
+passage for passage and score for score, the index a fresh build of the same files writes (the
+tests compare them; the stored bytes differ where the fresh build trains another dictionary),
+and it is published with the same atomic, crash-safe switch: a reader sees the old version or
+the new one, and a process killed at any moment leaves one of them, whole.
 
 Terms that occurred only in removed documents keep their (empty) vocabulary entries: a query
 with them matches nothing, exactly as in a fresh build.
@@ -164,7 +166,7 @@ def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     all_lengths[new_ids] = lengths
     _write_passages(tmp, old.path, plan, lines, old.passages)
     (tmp / "bm25").mkdir()
-    _merge_matrix(tmp / "bm25", old.path / "bm25", remap, new_ids, tokens, lengths, vocab,
+    _merge_postings(tmp / "bm25", old.path / "bm25", remap, new_ids, tokens, lengths, vocab,
                   all_lengths, manifest)  # fmt: skip
     write_documents(tmp, [record for record, _ in plan], all_lengths)
     fresh = {**manifest, "passages": n_docs}
@@ -245,7 +247,7 @@ def _write_passages(tmp: Path, old: Path, plan: Plan, lines: Sequence[bytes], n_
         raise
 
 
-def _merge_matrix(
+def _merge_postings(
     directory: Path,
     old: Path,
     remap: np.ndarray,
@@ -256,10 +258,11 @@ def _merge_matrix(
     all_lengths: np.ndarray,
     manifest: dict[str, Any],
 ) -> None:
-    """The score matrix of the live passages (see the module).
+    """The postings of the live passages (see the module).
 
-    Kept postings are renumbered and new ones merged in, term by term, in one pass
-    (:func:`.postings.merge_postings`); every score is computed again.
+    The old postings are decoded, renumbered and merged with the new ones, term by term, in one
+    pass (:func:`.postings.merge_postings`), then encoded with idf, norms and block peaks
+    computed again.
     """
     from searchain.tools.retrieval.codec import unpack_all  # numba: builds and updates only
     from searchain.tools.retrieval.compact_writer import PostingsWriter

@@ -13,8 +13,13 @@ b = 0.75, returning each query's top 10 passage ids. One engine runs at a time, 
 fresh child process:
 
 * build: wall time; peak RSS of the whole process tree (sampled every 20 ms, and at least the
-  child's own ``ru_maxrss``), so searchain's worker processes and PISA's threads count; disk is
-  the index directory's bytes once built;
+  child's own ``ru_maxrss``), so searchain's worker processes and PISA's threads count;
+* disk, like for like: the index without stored passages, and the stored passages apart —
+  searchain's passage store (``passages.*``: ids, titles, texts, compressed), tantivy's doc
+  store (``*.store``: the ids only as ``tantivy`` is built, ids and text as ``tantivy-text``);
+  PISA and bm25s store no text (their id tables count as index). "Bytes a posting" divides each
+  index by searchain's posting count (one tokeniser's count for all: the others' own differ),
+  "store / raw text" each text store by the passages' UTF-8 ids, titles and texts;
 * open: a new process imports the engine's module, then opens the index (time to a
   searcher), then runs one search (first search: what loads lazily); then every query one at a
   time in one thread, twice — the second pass gives q/s and p50/p95 — and reads its private

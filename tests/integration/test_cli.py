@@ -147,6 +147,24 @@ def test_an_index_whose_first_build_runs_is_not_built_yet_and_not_built_twice(tm
     assert not in_progress.exists()
 
 
+def test_an_index_of_the_earlier_format_is_named_and_converted_from_the_command_line(tmp_path):
+    """Indexes the previous release wrote: `ask` refuses them in one line naming the command,
+    which converts them; the converted index verifies and answers."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "legacy" / "demo-index", old)
+    asked = searchain("ask", "Who?", "--index", str(old), "--reader", "llm")
+    one_line_error(asked, f"convert it with `searchain index --convert {old}`")
+    converted = searchain("index", "--convert", str(old))
+    assert converted.returncode == 0, converted.stderr
+    assert f"converted {old} to index format 2: 390 passages in" in converted.stderr
+    verified = searchain("index", "--verify", str(old))
+    assert verified.returncode == 0 and "every checksum matches" in verified.stdout
+    again = searchain("index", "--convert", str(old))
+    one_line_error(again, "is already in index format 2: nothing to convert")
+
+
 def test_missing_reader_weights_offline(demo_index, local_llm_available):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = searchain(

@@ -164,5 +164,8 @@ def test_update_from_the_command_line_and_what_it_refuses(tmp_path):
         (["--backend", "elasticsearch", "--shards", "2"], "--shards: --update brings"),
     ]:
         one_line_error(searchain("index", "--index", str(index), "--update", *extra), said)
-    refused = searchain("index", "--verify", str(index), "--update")
-    one_line_error(refused, "--verify DIR checks an index; give no corpus or documents with it")
+    for option in ("--verify", "--convert"):  # an index alone: nothing else with it
+        refused = searchain("index", option, str(index), "--update")
+        one_line_error(refused, f"{option} DIR takes an index alone: give no other input with it")
+    both = searchain("index", "--verify", str(index), "--convert", str(index))
+    one_line_error(both, "--verify DIR takes an index alone")

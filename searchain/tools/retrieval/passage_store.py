@@ -37,6 +37,9 @@ the text for 0.438, but twice the time a returned passage costs)."""
 LEVEL = 6
 """zstd's level, on 16-passage blocks of the synthetic 1M: 0.438 of the text at 108 MB/s on
 two cores; level 5: 0.450 at 141 MB/s; 7: 0.432 at 70 MB/s."""
+BATCH = 64 * PER_BLOCK
+"""Passages compressed together once the compressor is ready: one call to zstd's threads for 64
+blocks, not one a block (an update adds a document's few passages at a time)."""
 DICTIONARY_SIZE = 1 << 20
 TRAIN_ON = 12_000
 """Passages the dictionary is trained on: the corpus's first."""
@@ -84,7 +87,7 @@ class PassageStoreWriter:
         ends = np.cumsum(lengths).tolist()
         self._pending += [lines[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
         self.count += len(ends)
-        if self._compressor is None and len(self._pending) < TRAIN_ON:
+        if len(self._pending) < (TRAIN_ON if self._compressor is None else BATCH):
             return
         full = len(self._pending) - len(self._pending) % PER_BLOCK
         self._write(full)

@@ -67,6 +67,16 @@ class IndexTokenizerWarning(UserWarning):
     """An index opened with another stemmer release than built it: some stems differ."""
 
 
+def index_format(manifest: object) -> int | str:
+    """The format a manifest names: a whole number, or what it holds instead, as text.
+
+    Only a JSON integer is a format: ``true``, ``2.0`` or ``"2"`` are none (each equals one in
+    Python's comparisons), and neither is a manifest that is not an object.
+    """
+    version = manifest.get("format") if isinstance(manifest, dict) else None
+    return version if type(version) is int else f"{version!r} (not a format number)"
+
+
 def damaged(path: str | Path, reason: str) -> IndexLoadError:
     """The one line for an index whose files do not hold together."""
     return IndexLoadError(
@@ -236,7 +246,7 @@ class BM25Index:
             )
         try:
             manifest = json.loads(manifest_path.read_text())
-            version = manifest.get("format")
+            version = index_format(manifest)
             if version in CONVERTIBLE:
                 raise IndexLoadError(
                     f"{path} was written by an earlier searchain (index format {version}): "

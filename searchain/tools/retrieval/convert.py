@@ -19,7 +19,14 @@ from typing import Any
 
 from searchain.documents.collection import Indexed
 from searchain.tools.retrieval import npy
-from searchain.tools.retrieval.bm25 import CONVERTIBLE, FORMAT, BM25Index, IndexLoadError, damaged
+from searchain.tools.retrieval.bm25 import (
+    CONVERTIBLE,
+    FORMAT,
+    BM25Index,
+    IndexLoadError,
+    damaged,
+    index_format,
+)
 from searchain.tools.retrieval.index_files import DOCUMENTS, MANIFEST, check_files
 from searchain.tools.retrieval.passage_store import record
 from searchain.types import Passage
@@ -73,7 +80,7 @@ def convert(
         raise IndexLoadError(
             f"{path} is not a searchain index (no readable {MANIFEST}): nothing to convert"
         ) from None
-    version = manifest.get("format")
+    version = index_format(manifest)
     if version == FORMAT:
         raise ValueError(f"{path} is already in index format {FORMAT}: nothing to convert")
     if version not in CONVERTIBLE:

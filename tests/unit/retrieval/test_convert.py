@@ -82,6 +82,15 @@ def test_what_cannot_be_converted_is_said_in_one_line(tmp_path):
     (future / "searchain-index.json").write_text(json.dumps({**manifest, "format": 9}))
     with pytest.raises(IndexLoadError, match="index format 9, which this searchain cannot"):
         convert(future)
+    for neighbour in (True, 1.0, "1", 2.0, -1, None):  # only the integer 1 is format 1
+        (future / "searchain-index.json").write_text(json.dumps({**manifest, "format": neighbour}))
+        with pytest.raises(IndexLoadError, match="which this searchain cannot convert"):
+            convert(future)
+        with pytest.raises(IndexLoadError, match="rebuild it with `searchain index`"):
+            BM25Index.load(future)
+    (future / "searchain-index.json").write_text("[1]")
+    with pytest.raises(IndexLoadError, match=r"None \(not a format number\)"):
+        BM25Index.load(future)
     torn = tmp_path / "torn"
     shutil.copytree(LEGACY / "demo-index", torn)
     with (torn / "passages.jsonl").open("r+b") as lines:

@@ -35,6 +35,7 @@ from searchain.tools.retrieval.index_files import (
     check_files,
     check_space,
     file_table,
+    index_format,
     new_version,
     publish,
     recover,
@@ -65,16 +66,6 @@ class IndexLoadError(ValueError):
 
 class IndexTokenizerWarning(UserWarning):
     """An index opened with another stemmer release than built it: some stems differ."""
-
-
-def index_format(manifest: object) -> int | str:
-    """The format a manifest names: a whole number, or what it holds instead, as text.
-
-    Only a JSON integer is a format: ``true``, ``2.0`` or ``"2"`` are none (each equals one in
-    Python's comparisons), and neither is a manifest that is not an object.
-    """
-    version = manifest.get("format") if isinstance(manifest, dict) else None
-    return version if type(version) is int else f"{version!r} (not a format number)"
 
 
 def damaged(path: str | Path, reason: str) -> IndexLoadError:

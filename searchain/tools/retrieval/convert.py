@@ -25,9 +25,8 @@ from searchain.tools.retrieval.bm25 import (
     BM25Index,
     IndexLoadError,
     damaged,
-    index_format,
 )
-from searchain.tools.retrieval.index_files import DOCUMENTS, MANIFEST, check_files
+from searchain.tools.retrieval.index_files import DOCUMENTS, MANIFEST, check_files, index_format
 from searchain.tools.retrieval.passage_store import record
 from searchain.types import Passage
 

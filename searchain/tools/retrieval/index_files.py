@@ -50,6 +50,16 @@ OWN_SIBLING = re.compile(r"(?P<stamp>\d+)(?P<kind>\.tmp|\.link)?|legacy")
 """What follows ``.{name}.`` in the name of one of this index's own siblings."""
 
 
+def index_format(manifest: object) -> int | str:
+    """The format a manifest names: a whole number, or what it holds instead, as text.
+
+    Only a JSON integer is a format: ``true``, ``2.0`` or ``"2"`` are none (each equals one in
+    Python's comparisons), and neither is a manifest that is not an object.
+    """
+    version = manifest.get("format") if isinstance(manifest, dict) else None
+    return version if type(version) is int else f"{version!r} (not a format number)"
+
+
 class IndexFilesError(ValueError):
     """An index directory whose files do not match its manifest."""
 

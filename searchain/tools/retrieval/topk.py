@@ -5,20 +5,24 @@ posting's term frequency and the passage's length norm (:mod:`.compact`). Summin
 costs the length of the query's common words' lists, which at Wikipedia's 21M passages run to
 millions.
 
-This kernel is MaxScore (Turtle & Flood 1995) document at a time, as search engines run it: the
-query's lists are walked together in passage order, block by block, each passage fully scored
-when it comes up, the best k kept. Terms are ranked by their highest possible contribution
-(its blocks' highest); once the k-th best score beats the sum of the lowest-ranked terms' bounds, a
-passage found only in those lists cannot make the top k, so they stop being walked
-("non-essential") and are only probed for the passages the others bring up: a probe skips
-whole blocks by their last passage without decoding them, passes over a block whose highest
-score (its *peak*) cannot lift the passage past the k-th best (block-max, Ding & Suel 2011),
-and stops as soon as what is left cannot. Stop words end up probed, not read. The result is
-exact (ties to the lower passage, as a stable sort gives), and the kernel needs no per-passage
-scratch memory. A passage's terms are summed in float64 in ascending term order, whatever order
-the walk meets them in, so :mod:`.exhaustive` (plain NumPy, which answers while this kernel
-loads) gives the same floats. Batches run on every core. Kernels compile on first use and are
-cached on disk (numba's ``cache=True``).
+This kernel is MaxScore (Turtle & Flood 1995) as Lucene's bulk scorer runs it: window by window
+of :data:`WINDOW` passages. Terms are ranked by their highest possible contribution (its blocks'
+highest); once the k-th best score beats the sum of the lowest-ranked terms' bounds, a passage
+found only in those lists cannot make the top k, so they stop being walked ("non-essential") and
+are only probed. In a window, the walked lists' scores are summed list after list into one small
+array (a bit a passage marks which any of them hold), then those passages are read back in order,
+each pruned at once if its walked score plus the probed lists' bounds cannot pass the k-th best,
+else probed: a probe skips whole blocks by their last passage without decoding them, passes over
+a block whose highest score (its *peak*) cannot lift the passage past the k-th best (block-max,
+Ding & Suel 2011), and stops as soon as what is left cannot. Stop words end up probed, not read.
+Summing a window list by list, rather than passage by passage over every walked list, is what a
+long question needs: its dozen walked lists cost one pass each, not a dozen comparisons a passage.
+
+The result is exact (ties to the lower passage, as a stable sort gives), and the kernel needs no
+per-passage scratch memory beyond a window's. A passage that may enter the top k is scored again,
+its terms summed in float64 in ascending term order, so :mod:`.exhaustive` (plain NumPy, which
+answers while this kernel loads) gives the same floats. Batches run on every core. Kernels
+compile on first use and are cached on disk (numba's ``cache=True``).
 """
 
 from __future__ import annotations
@@ -47,6 +51,17 @@ class CompactArrays(NamedTuple):
 
 
 _END = np.iinfo(np.int64).max  # past every document: a list walked to its end
+
+WINDOW = 4096
+"""Passages a window of the walk spans: the walked lists' scores for them are summed into one
+small array, list after list, and the passages any of them hold read back in order."""
+
+# A set bit's position from the bit alone: (bit * _DEBRUIJN) >> 58 is distinct for each of the
+# 64 bits (a de Bruijn sequence), and _DEBRUIJN_BITS maps it back.
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_BITS = np.zeros(64, np.int64)
+for _bit in range(64):
+    _DEBRUIJN_BITS[((_DEBRUIJN.item() << _bit) & (2**64 - 1)) >> 58] = _bit
 
 
 @numba.njit(cache=True, nogil=True)
@@ -102,8 +117,80 @@ def _walk(
     return n, at
 
 
+class Cursors(NamedTuple):
+    """Where each of a query's lists stands (row ``i``: the term ranked ``i`` by its bound)."""
+
+    g: np.ndarray
+    """Its current block (``end`` once the list is walked to its end)."""
+    end: np.ndarray
+    """The block after its last."""
+    loaded: np.ndarray
+    """The block decoded into its row of ``docs`` (-1: none)."""
+    held: np.ndarray
+    """How many postings that block holds."""
+    at: np.ndarray
+    """The current posting within it."""
+    tf_at: np.ndarray
+    """Where that block's packed frequencies start (a probe reads one of them)."""
+    docs: np.ndarray
+    """The decoded block's passages."""
+    tfs: np.ndarray
+    """The decoded block's frequencies (a walked list's only: a probe leaves them packed)."""
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_block(p: CompactArrays, c: Cursors, i: int, term: int) -> None:
+    """Move list ``i``'s walk to its next block, decoded whole."""
+    c.g[i] += 1
+    if c.g[i] < c.end[i]:
+        c.held[i], c.tf_at[i] = _walk(p, term, c.g[i], c.docs[i], c.tfs[i])
+        c.loaded[i], c.at[i] = c.g[i], 0
+
+
 @numba.njit(cache=True, nogil=True)
-def _top_k(p: CompactArrays, terms: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _score_at(p: CompactArrays, term: int, weight: float, doc: int, scratch: np.ndarray) -> float:
+    """``term``'s score for ``doc`` (0 if absent): its block found by last passage, decoded."""
+    first, after = p.blocks[term], p.blocks[term + 1]
+    g = first + np.searchsorted(p.last[first:after], doc)
+    if g == after:
+        return 0.0
+    n, tf_at = _load(p, term, g, scratch)
+    i = np.searchsorted(scratch[:n], doc)
+    if scratch[i] != doc:
+        return 0.0
+    tf = np.float32(frequency(p.data, p.words, p.starts[g], tf_at, i))
+    return weight * tf / (p.norm[doc] + tf)
+
+
+@numba.njit(cache=True, nogil=True)
+def _exact(
+    p: CompactArrays,
+    terms: np.ndarray,
+    weight: np.ndarray,
+    rank: np.ndarray,
+    probed: int,
+    doc: int,
+    parts: np.ndarray,
+    scratch: np.ndarray,
+) -> float:
+    """``doc``'s score, its terms' scores summed in float64 in the caller's (ascending) order.
+
+    The walk sums in another order, which may round differently; this sum is the one
+    :mod:`.exhaustive` makes. The probed lists' scores are in ``parts`` (``parts[i]``: list
+    ``i``'s, 0 where it has none); the walked lists' are looked up (a few hundred passages a
+    query get this far).
+    """
+    total = 0.0
+    for j in range(len(terms)):
+        i = rank[j]
+        total += parts[i] if i < probed else _score_at(p, terms[i], weight[i], doc, scratch)
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _top_k(
+    p: CompactArrays, terms: np.ndarray, k: int, window: int
+) -> tuple[np.ndarray, np.ndarray]:
     # Terms by bound, lowest first; ub[i] is the most terms 0..i together can add to any
     # document (with a margin for float rounding, so a pruned document can never tie).
     m = len(terms)
@@ -112,6 +199,7 @@ def _top_k(p: CompactArrays, terms: np.ndarray, k: int) -> tuple[np.ndarray, np.
         for g in range(p.blocks[terms[i]], p.blocks[terms[i] + 1]):
             bounds[i] = max(bounds[i], p.peak[g])
     order = np.argsort(bounds)
+    rank = np.argsort(order)  # the caller's term j is ranked rank[j]
     terms = terms[order]
     ub = np.empty(m)
     total = 0.0
@@ -119,87 +207,97 @@ def _top_k(p: CompactArrays, terms: np.ndarray, k: int) -> tuple[np.ndarray, np.
         total += bounds[order[i]] * (1.0 + 1e-5) + 1e-6
         ub[i] = total
     weight = p.idf[terms]
-    # Each term's place: its block ``g``, decoded into row i of ``docs``/``tfs`` (``loaded``),
-    # and the posting ``at`` within it; ``g == end`` once the list is walked to its end.
-    g = np.empty(m, np.int64)
-    end = np.empty(m, np.int64)
-    loaded = np.full(m, -1, np.int64)
-    held = np.zeros(m, np.int64)
-    at = np.zeros(m, np.int64)
-    tf_at = np.zeros(m, np.int64)  # where a probed block's packed frequencies start
-    docs = np.empty((m, BLOCK), np.int64)
-    tfs = np.empty((m, BLOCK), np.float32)
-    doc = _END
+    c = Cursors(
+        np.empty(m, np.int64),
+        np.empty(m, np.int64),
+        np.full(m, -1, np.int64),
+        np.zeros(m, np.int64),
+        np.zeros(m, np.int64),
+        np.zeros(m, np.int64),
+        np.empty((m, BLOCK), np.int64),
+        np.empty((m, BLOCK), np.float32),
+    )
     for i in range(m):
-        g[i], end[i] = p.blocks[terms[i]], p.blocks[terms[i] + 1]
-        if g[i] < end[i]:
-            held[i], tf_at[i] = _walk(p, terms[i], g[i], docs[i], tfs[i])
-            loaded[i] = g[i]
-            doc = min(doc, docs[i, 0])
+        c.g[i], c.end[i] = p.blocks[terms[i]], p.blocks[terms[i] + 1]
+        c.g[i] -= 1
+        _next_block(p, c, i, terms[i])
     best_docs = np.full(k, -1, dtype=np.int64)
     best = np.full(k, -np.inf)
-    # A document's score is its terms' scores summed in float64 in the caller's term order
-    # (ascending ids), whatever order the walk meets them in, so the NumPy scorer that answers
-    # before this kernel loads gives the very same floats: ``parts[j]`` holds term j's score
-    # for the document ``seen[j]`` names, summed only for a document that may enter the top k.
-    parts = np.zeros(m)
-    seen = np.full(m, -1, dtype=np.int64)
     low = 0
+    acc = np.zeros(window)  # the walked lists' scores for the window's passages
+    hits = np.zeros((window + 63) // 64, np.uint64)  # which of them any walked list holds
+    parts = np.zeros(m)
+    scratch = np.empty(BLOCK, np.int64)
     essential = 0  # terms below this index are non-essential: probed, not walked
-    while essential < m and doc != _END:
-        score = 0.0  # the walk's running sum: enough to prune by (the bounds have margins)
-        norm = p.norm[doc]
-        following = _END
+    while essential < m:
+        start = _END  # the window starts at the walked lists' first passage
         for i in range(essential, m):
-            if g[i] < end[i] and docs[i, at[i]] == doc:
-                tf = tfs[i, at[i]]
-                s = weight[i] * tf / (norm + tf)
-                score += s
-                parts[order[i]], seen[order[i]] = s, doc
-                at[i] += 1
-                if at[i] == held[i]:
-                    g[i] += 1
-                    if g[i] < end[i]:
-                        held[i], tf_at[i] = _walk(p, terms[i], g[i], docs[i], tfs[i])
-                        loaded[i], at[i] = g[i], 0
-            if g[i] < end[i] and docs[i, at[i]] < following:
-                following = docs[i, at[i]]
-        pruned = False
-        for i in range(essential - 1, -1, -1):
-            if score + ub[i] <= best[low]:
-                pruned = True  # the rest cannot lift it past the k-th best
-                break
-            if g[i] < end[i] and p.last[g[i]] < doc:  # blocks skipped, never decoded
-                g[i] = _gallop(p.last, g[i], end[i], doc)
-            if g[i] == end[i]:
-                continue
-            rest = ub[i - 1] if i else 0.0
-            if score + p.peak[g[i]] * (1.0 + 1e-5) + 1e-6 + rest <= best[low]:
-                pruned = True  # not even this block's best posting would lift it
-                break
-            if loaded[i] != g[i]:  # passages decoded, frequencies left packed
-                held[i], tf_at[i] = _load(p, terms[i], g[i], docs[i])
-                loaded[i], at[i] = g[i], 0
-            while docs[i, at[i]] < doc:
-                at[i] += 1
-            if docs[i, at[i]] == doc:
-                tf = np.float32(frequency(p.data, p.words, p.starts[g[i]], tf_at[i], at[i]))
-                s = weight[i] * tf / (norm + tf)
-                score += s
-                parts[order[i]], seen[order[i]] = s, doc
-        if pruned or score * (1.0 + 1e-9) <= best[low]:  # summed in another order: a margin
-            doc = following
-            continue
-        total = 0.0
-        for j in range(m):
-            if seen[j] == doc:
-                total += parts[j]
-        if total > best[low] and total > 0.0:  # ascending documents: a tie keeps the earlier
-            best_docs[low], best[low] = doc, total
-            low = _lowest(best_docs, best)
-            while essential < m and ub[essential] <= best[low]:
-                essential += 1
-        doc = following
+            if c.g[i] < c.end[i]:
+                start = min(start, c.docs[i, c.at[i]])
+        if start == _END:
+            break
+        stop = start + window
+        for i in range(essential, m):  # the walked lists' postings in the window, summed
+            while c.g[i] < c.end[i]:
+                doc = c.docs[i, c.at[i]]
+                if doc >= stop:
+                    break
+                tf = c.tfs[i, c.at[i]]
+                slot = doc - start
+                acc[slot] += weight[i] * tf / (p.norm[doc] + tf)
+                hits[slot >> 6] |= np.uint64(1) << np.uint64(slot & 63)
+                c.at[i] += 1
+                if c.at[i] == c.held[i]:
+                    _next_block(p, c, i, terms[i])
+        # Lists that turn non-essential in this window were walked through it already.
+        probed = essential
+        for h in range(len(hits)):  # the window's passages, ascending
+            word = hits[h]
+            hits[h] = 0
+            while word:
+                bit = word & (~word + np.uint64(1))
+                word ^= bit
+                slot = h * 64 + _DEBRUIJN_BITS[(bit * _DEBRUIJN) >> np.uint64(58)]
+                score = acc[slot]
+                acc[slot] = 0.0
+                doc = start + slot
+                norm = p.norm[doc]
+                # The probed lists, best bound first: a probe skips blocks by their last
+                # passage without decoding them, stops at a block whose peak cannot lift the
+                # passage past the k-th best, and decodes a block's passages only, reading
+                # the one frequency it needs. (Inline: a call here costs more than a probe.)
+                pruned = False
+                for i in range(probed - 1, -1, -1):
+                    parts[i] = 0.0
+                    if score + ub[i] <= best[low]:
+                        pruned = True  # the rest cannot lift it past the k-th best
+                        break
+                    if c.g[i] < c.end[i] and p.last[c.g[i]] < doc:  # skipped, not decoded
+                        c.g[i] = _gallop(p.last, c.g[i], c.end[i], doc)
+                    if c.g[i] == c.end[i]:
+                        continue
+                    rest = ub[i - 1] if i else 0.0
+                    if score + p.peak[c.g[i]] * (1.0 + 1e-5) + 1e-6 + rest <= best[low]:
+                        pruned = True  # not even this block's best posting would lift it
+                        break
+                    if c.loaded[i] != c.g[i]:  # passages decoded, frequencies left packed
+                        c.held[i], c.tf_at[i] = _load(p, terms[i], c.g[i], c.docs[i])
+                        c.loaded[i], c.at[i] = c.g[i], 0
+                    while c.docs[i, c.at[i]] < doc:
+                        c.at[i] += 1
+                    if c.docs[i, c.at[i]] == doc:
+                        tf_at, at = c.tf_at[i], c.at[i]
+                        tf = np.float32(frequency(p.data, p.words, p.starts[c.g[i]], tf_at, at))
+                        parts[i] = weight[i] * tf / (norm + tf)
+                        score += parts[i]
+                if pruned or score * (1.0 + 1e-9) <= best[low]:  # summed in another order
+                    continue
+                total = _exact(p, terms, weight, rank, probed, doc, parts, scratch)
+                if total > best[low] and total > 0.0:  # ascending: a tie keeps the earlier
+                    best_docs[low], best[low] = doc, total
+                    low = _lowest(best_docs, best)
+                    while essential < m and ub[essential] <= best[low]:
+                        essential += 1
     keep = best_docs >= 0
     found, scores = best_docs[keep], best[keep]
     by_doc = np.argsort(found)
@@ -210,13 +308,13 @@ def _top_k(p: CompactArrays, terms: np.ndarray, k: int) -> tuple[np.ndarray, np.
 
 @numba.njit(cache=True, parallel=True)
 def _top_k_batch(
-    p: CompactArrays, flat_terms: np.ndarray, offsets: np.ndarray, k: int
+    p: CompactArrays, flat_terms: np.ndarray, offsets: np.ndarray, k: int, window: int
 ) -> tuple[np.ndarray, np.ndarray]:
     n = len(offsets) - 1
     out_docs = np.full((n, k), -1, dtype=np.int32)
     out_scores = np.zeros((n, k), dtype=np.float32)
     for q in numba.prange(n):
-        docs, scores = _top_k(p, flat_terms[offsets[q] : offsets[q + 1]], k)
+        docs, scores = _top_k(p, flat_terms[offsets[q] : offsets[q + 1]], k, window)
         out_docs[q, : len(docs)] = docs
         out_scores[q, : len(docs)] = scores
     return out_docs, out_scores
@@ -225,7 +323,11 @@ def _top_k_batch(
 class TopK:
     """Top-k search over one index's compact postings; safe to call from many threads."""
 
-    def __init__(self, postings: CompactPostings) -> None:
+    def __init__(self, postings: CompactPostings, window: int = WINDOW) -> None:
+        if window < 1:
+            raise ValueError(f"window must be at least 1 passage, not {window}")
+        self.window = window
+        """Passages a window of the walk spans (:data:`WINDOW`; tests take small ones)."""
         self.arrays = CompactArrays(
             np.asarray(postings.data, dtype=np.uint8),
             np.asarray(postings.words, dtype=np.uint64),
@@ -240,7 +342,7 @@ class TopK:
 
     def search(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
         """(documents, scores) of the best ``k`` documents for one query's term ids, best first."""
-        return _top_k(self.arrays, np.asarray(sorted(set(terms)), dtype=np.int64), k)
+        return _top_k(self.arrays, np.asarray(sorted(set(terms)), dtype=np.int64), k, self.window)
 
     def search_batch(self, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray]:
         """(documents, scores), one row per query, ``-1`` where a query has fewer than ``k``."""
@@ -248,4 +350,4 @@ class TopK:
         offsets = np.zeros(len(unique) + 1, dtype=np.int64)
         np.cumsum([len(terms) for terms in unique], out=offsets[1:])
         flat = np.asarray([t for terms in unique for t in terms], dtype=np.int64)
-        return _top_k_batch(self.arrays, flat, offsets, k)
+        return _top_k_batch(self.arrays, flat, offsets, k, self.window)

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,7 @@ from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.compact import BLOCK, CompactPostings
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.segments import MIN_MEMORY, PostingsBuilder
-from searchain.tools.retrieval.topk import TopK
+from searchain.tools.retrieval.topk import WINDOW, TopK
 
 K1, B = 1.2, 0.75
 
@@ -70,10 +71,12 @@ def brute_force(docs: list[list[int]], terms: set[int]) -> np.ndarray:
 def test_top_k_equals_exhaustive_bm25(docs, data):
     terms = data.draw(st.lists(st.integers(0, 11), max_size=6))  # 10 and 11: not indexed
     k = data.draw(st.sampled_from([1, 3, 10]))
+    # Windows of the walk: one passage, a bitmap word, not a multiple of one, all the corpus.
+    window = data.draw(st.sampled_from([1, 64, 100, WINDOW]))
     with tempfile.TemporaryDirectory() as tmp:
         postings = build(Path(tmp), docs)
         held = sorted({t for t in terms if t < 10})
-        found, scores = TopK(postings).search(held, k)
+        found, scores = TopK(postings, window).search(held, k)
         # The NumPy scorer, bit for bit, in both of its ways.
         for dense in (True, False):
             np_docs, np_scores = exhaustive.top_k(postings, held, k, dense=dense)
@@ -88,9 +91,15 @@ def test_top_k_equals_exhaustive_bm25(docs, data):
             assert doc == want or np.isclose(reference[doc], reference[want], rtol=1e-6)
         if len(found):  # a tie goes to the lower passage
             assert found[0] == min(np.flatnonzero(reference == reference[found[0]]))
-        batch, _ = TopK(postings).search_batch([held, held[::-1], []], k)
+        batch, _ = TopK(postings, window).search_batch([held, held[::-1], []], k)
         assert list(batch[0][: len(found)]) == list(found) == list(batch[1][: len(found)])
         assert (batch[2] == -1).all() and (batch[0][len(found) :] == -1).all()
+
+
+def test_a_window_of_no_passage_is_refused(tmp_path):
+    postings = build(tmp_path, [[0, 1], [1]])
+    with pytest.raises(ValueError, match="window must be at least 1 passage, not 0"):
+        TopK(postings, 0)
 
 
 def test_index_batch_search_equals_one_query_at_a_time(tmp_path):

@@ -41,6 +41,16 @@ def corpora(draw: st.DrawFn) -> list[list[int]]:
     return docs
 
 
+@st.composite
+def zipf_corpora(draw: st.DrawFn) -> list[list[int]]:
+    """Passages of Zipf-distributed term ids (0 commonest), some short, some long: lists from
+    a few postings to many blocks, whose blocks' peaks differ."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    n_docs = draw(st.sampled_from([3, BLOCK, 5 * BLOCK + 7]))
+    rng = np.random.default_rng(seed)
+    return [np.minimum(rng.zipf(1.5, rng.integers(1, 40)) - 1, 9).tolist() for _ in range(n_docs)]
+
+
 def build(directory: Path, docs: list[list[int]]) -> CompactPostings:
     builder = PostingsBuilder(directory / "segments", MIN_MEMORY)
     builder.vocab.update({f"t{i}": i for i in range(10)})
@@ -94,6 +104,22 @@ def test_top_k_equals_exhaustive_bm25(docs, data):
         batch, _ = TopK(postings, window).search_batch([held, held[::-1], []], k)
         assert list(batch[0][: len(found)]) == list(found) == list(batch[1][: len(found)])
         assert (batch[2] == -1).all() and (batch[0][len(found) :] == -1).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(zipf_corpora(), st.data())
+def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
+    """Common and rare terms, blocks whose peaks differ: a window's lists are probed or walked
+    by what their blocks there can score, and the answer stays exhaustive BM25's."""
+    terms = sorted(set(data.draw(st.lists(st.integers(0, 9), min_size=1, max_size=8))))
+    k = data.draw(st.sampled_from([1, 3, 10]))
+    window = data.draw(st.sampled_from([1, 64, 100, WINDOW]))
+    with tempfile.TemporaryDirectory() as tmp:
+        postings = build(Path(tmp), docs)
+        found, scores = TopK(postings, window).search(terms, k)
+        np_docs, np_scores = exhaustive.top_k(postings, terms, k)
+        assert np_docs.tolist() == found.tolist()
+        assert np_scores.tobytes() == scores.tobytes()
 
 
 def test_a_window_of_no_passage_is_refused(tmp_path):

@@ -109,8 +109,8 @@ def test_top_k_equals_exhaustive_bm25(docs, data):
 @settings(max_examples=80, deadline=None)
 @given(zipf_corpora(), st.data())
 def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
-    """Common and rare terms, blocks whose peaks differ: a window's lists are probed or walked
-    by what their blocks there can score, and the answer stays exhaustive BM25's."""
+    """Common and rare terms, blocks whose peaks differ (what the probes pass blocks over by),
+    lists turning from walked to probed mid-window: the answer stays exhaustive BM25's."""
     terms = sorted(set(data.draw(st.lists(st.integers(0, 9), min_size=1, max_size=8))))
     k = data.draw(st.sampled_from([1, 3, 10]))
     window = data.draw(st.sampled_from([1, 64, 100, WINDOW]))

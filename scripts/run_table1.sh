@@ -13,11 +13,9 @@ limit=${4:-30}
 llm=${5:-local}
 reader=${6:-llm}
 searchain=${SEARCHAIN:-searchain}
-# Table 1's rows in its order (searchain.methods.METHODS), then IRCoT and plain ReAct.
-all=(direct auto-cot cot cot-sc recite-and-answer self-ask-no-ir least-to-most
-         plan-and-solve-no-ir searchain-no-ir
-         oner toolformer self-ask plan-and-solve react-cot-sc verify-and-edit tot dsp
-         searchain searchain-no-verify searchain-no-complete ircot react)
+# Table 1's rows in its order, then IRCoT and plain ReAct: the methods' registry, as the CLI lists it.
+mapfile -t all < <("$searchain" methods | cut -f1)
+(( ${#all[@]} )) || { echo "$searchain methods listed no method" >&2; exit 2; }
 read -ra methods <<< "${METHODS:-${all[*]}}"
 for method in "${methods[@]}"; do  # every name checked before an hour of runs
   [[ " ${all[*]} " == *" $method "* ]] \

@@ -147,11 +147,11 @@ class Context:
     up to 40; 5 keeps a CPU run short)."""
     auto_cot_demos: str = ""
     """Auto-CoT: a JSON file of its demonstrations (``[{question, rationale, answer}]``), built
-    from a data set's tuning questions by :func:`searchain.eval.auto_cot.build_auto_cot_demos`
+    from a data set's tuning questions by :func:`searchain.methods.auto_cot.build_auto_cot_demos`
     (``searchain eval`` builds and caches them); empty: Auto-CoT refuses to run."""
     dsp_demos: str = ""
     """DSP: a JSON file of its bootstrapped demonstrations, built from a data set's tuning
-    questions by :func:`searchain.eval.dsp_demos.bootstrap_dsp_demos` (``searchain eval``
+    questions by :func:`searchain.methods.dsp.bootstrap_dsp_demos` (``searchain eval``
     builds and caches them); empty: bare question/answer pairs of ``ircot_demos`` only."""
     dsp_bootstrap: Annotated[int, between(0, 100)] = 24
     """DSP's Demonstrate: tuning questions its program runs on at most when ``searchain eval``

@@ -14,6 +14,7 @@ from searchain.cli.common import friendly_errors
 from searchain.cli.edit import edit
 from searchain.cli.evaluate import evaluate
 from searchain.cli.index import index
+from searchain.cli.methods import methods
 from searchain.cli.report import report
 from searchain.cli.resume import resume
 from searchain.cli.show import show
@@ -70,6 +71,7 @@ for name, command in (
     ("threads", threads),
     ("show", show),
     ("eval", evaluate),
+    ("methods", methods),
     ("report", report),
 ):
     app.command(name, cls=_Command)(friendly_errors(command))

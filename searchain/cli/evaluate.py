@@ -94,7 +94,7 @@ def evaluate(
 
     simulated_llm = llm == SIMULATED
     # IRCoT's family answers with the LLM, and SearChain without IR reads no passage.
-    reads = get_method(method).graph == "searchain" and get_method(method).uses_ir
+    reads = get_method(method).reads
     spec = EvalSpec(
         dataset=dataset,
         split=split,

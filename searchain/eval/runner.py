@@ -230,7 +230,7 @@ def result_line(
         "task": record.task,
         "prediction": output.get("answer", ""),
     }
-    if method.graph != "searchain":  # IRCoT and the baselines share IRCoT's output
+    if not method.tree:  # IRCoT and the baselines share IRCoT's output
         retrieved: list[Passage] = output.get("paragraphs", [])
         generated = output.get("generation", "")
         steps = output.get("steps", 0)
@@ -324,7 +324,7 @@ async def run_records(
             )
             line = result_line(spec, method, record, output, usage, time.perf_counter() - started)
             line["asked"] = len(records)  # so a run stopped early never reads as complete
-            if entails is not None and method.graph == "searchain":
+            if entails is not None and method.tree:
                 # ALCE's figures on the model's reply as written, never a composed content;
                 # its documents are the path's passages by step, as Trace's prompt numbers them.
                 by_step = {n.step: n.passage for n in output.get("nodes", []) if n.step}

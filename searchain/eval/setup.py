@@ -1,22 +1,22 @@
 """Everything an evaluation run needs before its first question: checked, built, loaded.
 
-Bad input (unknown names, a data set a method or the simulated models cannot serve, a missing
-index or server) fails here in one line, before any question is answered.
+In stages, each a function: the run checked (:func:`check`), its models made (:func:`models`:
+the simulated ones are made here and nowhere else), its retriever opened, the method prepared
+(its own :attr:`~searchain.methods.Method.prepare`: demonstrations built, models loaded), and its
+context built (:func:`eval_context`). Nothing here knows a method by name. Bad input (unknown
+names, a data set a method or the simulated models cannot serve, a missing index or server)
+fails in one line, before any question is answered.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from searchain.context import Context
 from searchain.eval.datasets import Record, load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
-from searchain.files import write_atomic
-from searchain.methods import METHODS, get_method
+from searchain.methods import METHODS, Setup, get_method
 from searchain.prompts.ircot import SHIPPED
 from searchain.tools.verifiers.resolve import resolve_verifier
 
@@ -28,8 +28,8 @@ def check(spec: EvalSpec) -> None:
         raise ValueError(f"unknown split {spec.split!r}: use tune or report")
     if spec.backend not in ("embedded", "elasticsearch"):
         raise ValueError(f"unknown backend {spec.backend!r}: use embedded or elasticsearch")
-    if spec.llm == SIMULATED and method.graph != "searchain":
-        plays = ", ".join(name for name, m in METHODS.items() if m.graph == "searchain")
+    if spec.llm == SIMULATED and not method.tree:
+        plays = ", ".join(name for name, m in METHODS.items() if m.tree)
         raise ValueError(
             f"the simulated LLM writes SearChain's Chains-of-Query only, so {spec.method} would "
             f"score its fallbacks: use --method {plays}, or a real --llm"
@@ -55,7 +55,7 @@ def check(spec: EvalSpec) -> None:
         raise ValueError(f"{spec.method} takes no --k (it retrieves nothing, or always the top 1)")
     if spec.k is not None and not 1 <= spec.k <= 50:
         raise ValueError(f"--k must be between 1 and 50, got {spec.k}")
-    if spec.verifier != "lexical" and method.graph != "searchain":
+    if spec.verifier != "lexical" and not method.tree:
         raise ValueError(
             f"{spec.method} cites nothing, so there is nothing to verify: drop --verifier, or "
             "run a searchain method"
@@ -94,66 +94,13 @@ def elastic_index(root: Path, url: str, index: str) -> Any:
     return retriever
 
 
-def cache_file(cache: Path, kind: str, spec: EvalSpec, *parts: Any) -> Path:
-    """Where something built for the run's data set and resolved model is kept.
+def models(root: Path, spec: EvalSpec) -> tuple[Any, Any]:
+    """The run's LLM, resolved, and its reader as asked for: the simulated ones made here.
 
-    Keyed on the model that ran (:attr:`EvalSpec.model`), never on the spec alone, so ``auto``
-    on two machines, or a GGUF file changed in place, never shares a cached build.
-    """
-    key = " ".join(str(part) for part in (spec.model or spec.llm, *parts))
-    return cache / kind / f"{spec.dataset}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.json"
-
-
-def auto_cot_demos(root: Path, spec: EvalSpec, llm: Any, cache: Path) -> Path:
-    """Auto-CoT's demonstrations for the run, built once and kept in ``cache``.
-
-    They come from the data set's tuning questions and the run's LLM (a file per data set and
-    resolved model), so a rerun or another split reuses them.
-    """
-    from searchain.eval.auto_cot import VERSION, build_auto_cot_demos
-
-    path = cache_file(cache, "auto-cot", spec, VERSION)
-    questions = [r.question for r in load_records(root, spec.dataset, "tune")]  # type: ignore[arg-type]
-    return cached_demos(path, lambda: build_auto_cot_demos(questions, llm))
-
-
-def dsp_demos(root: Path, spec: EvalSpec, bare: Context, llm: Any, cache: Path) -> Path:
-    """DSP's bootstrapped demonstrations for the run, built once and kept in ``cache``.
-
-    The program runs with the run's context ``bare`` (bare question/answer demonstrations) on
-    the data set's tuning questions; a file per data set, resolved model, K and demonstrations.
-    """
-    from searchain.eval.dsp_demos import VERSION, bootstrap_dsp_demos
-
-    path = cache_file(cache, "dsp", spec, VERSION, spec.k, spec.demos, bare.dsp_bootstrap)
-    tuning = load_records(root, spec.dataset, "tune")  # type: ignore[arg-type]
-    return cached_demos(path, lambda: bootstrap_dsp_demos(tuning, bare, llm))
-
-
-def cached_demos(path: Path, build: Callable[[], list[dict[str, Any]]]) -> Path:
-    """``path``, built by ``build`` unless it is there; written whole or not at all."""
-    if not path.is_file():
-        write_atomic(path, json.dumps(build(), ensure_ascii=False, indent=1) + "\n")
-    return path
-
-
-def eval_context(
-    root: Path,
-    spec: EvalSpec,
-    *,
-    index: Path,
-    es_url: str = "",
-    es_index: str = "searchain-eval",
-) -> Context:
-    """The run's context with every component built and loaded (the simulated ones included).
-
-    The embedded index at ``index`` (the CLI's ``--index``) is built from the pooled corpus
-    if absent.
+    The simulated LLM and reader answer from MuSiQue's gold decompositions of the run's split.
     """
     from searchain.tools.llms.resolve import resolve_llm
-    from searchain.tools.readers.resolve import resolve_reader
 
-    check(spec)
     llm: Any = spec.llm
     reader: Any = spec.reader
     if spec.simulated:
@@ -172,37 +119,39 @@ def eval_context(
             )
         if spec.reader == SIMULATED:
             reader = SimulatedReader(pairs)
-    llm = resolve_llm(llm)
-    method = get_method(spec.method)
-    if method.graph == "searchain" and method.uses_ir:  # SearChain without IR reads nothing
-        reader = resolve_reader(reader, llm)
-        if hasattr(reader, "load"):
-            reader.load()
+    return resolve_llm(llm), reader
+
+
+def eval_context(
+    root: Path,
+    spec: EvalSpec,
+    *,
+    index: Path,
+    es_url: str = "",
+    es_index: str = "searchain-eval",
+) -> Context:
+    """The run's context with every component built and loaded (the simulated ones included).
+
+    The embedded index at ``index`` (the CLI's ``--index``) is built from the pooled corpus
+    if absent; what the method builds before its first question is kept beside it.
+    """
+    check(spec)
+    llm, reader = models(root, spec)
     if spec.backend == "embedded":
         retriever = pooled_index(root, index)
     else:
         retriever = elastic_index(root, es_url, es_index)
-    if method.graph == "searchain":
-        verifier = resolve_verifier(spec.verifier)
-        if hasattr(verifier, "load"):
-            verifier.load()  # missing weights fail before the first question
-        # The paper's prompts as published, whatever the model: an evaluation reproduces them.
-        return method.context(
-            llm=llm,
-            retriever=retriever,
-            reader=reader,
-            verifier=spec.verifier,
-            chain_prompt="paper",
-        )
-    # Few-shot demonstrations of the same data set: built from its tuning split, or IRCoT's
-    # published ones (none for the data sets that have neither).
-    demos = f"paper-{spec.dataset}" if spec.demos == "paper" else spec.dataset
-    fields: dict[str, Any] = {"ircot_demos": demos if demos in SHIPPED else ""}
-    if method.graph == "auto_cot":
-        fields["auto_cot_demos"] = str(auto_cot_demos(root, spec, llm, index.parent))
-    if spec.k is not None and method.k_field:
-        fields[method.k_field] = spec.k
-    if method.graph == "dsp":
-        bare = method.context(llm=llm, retriever=retriever, **fields)
-        fields["dsp_demos"] = str(dsp_demos(root, spec, bare, llm, index.parent))
-    return method.context(llm=llm, retriever=retriever, **fields)
+    method = get_method(spec.method)
+    setup = Setup(
+        llm=llm,
+        retriever=retriever,
+        reader=reader,
+        verifier=spec.verifier,
+        dataset=spec.dataset,
+        demos=spec.demos,
+        k=spec.k,
+        model=spec.model or spec.llm,
+        cache=index.parent,
+        tuning=lambda: load_records(root, spec.dataset, "tune"),  # type: ignore[arg-type]
+    )
+    return method.context(llm=llm, retriever=retriever, **method.prepare(method, setup))

@@ -264,3 +264,16 @@ def test_a_reader_that_cannot_load_offline_fails_at_once_and_leaves_nothing(demo
                      env=env, cwd=tmp_path)  # fmt: skip
     one_line_error(done, "facebook/dpr-reader-multiset-base", "is unreachable", "--reader llm")
     assert not (tmp_path / ".searchain").exists()  # no thread database, no thread
+
+
+def test_methods_lists_the_registry_in_order():
+    """One list for all: what ``eval --method`` takes, what ``run_table1.sh`` runs."""
+    from searchain.methods import METHODS
+
+    done = searchain("methods")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    assert rows == [[name, m.description] for name, m in METHODS.items()]
+    table1 = searchain("methods", "--table1").stdout.splitlines()
+    assert [line.split("\t")[0] for line in table1] == [n for n, m in METHODS.items() if m.table1]
+    assert "ircot" not in {line.split("\t")[0] for line in table1}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ import pytest
 from searchain.eval.report import summarize
 from searchain.eval.runner import read_results
 from searchain.tools.llms.resolve import smollm2_path
-from tests.conftest import require_module
+from tests.conftest import ROOT, require_module
 from tests.integration.test_cli import one_line_error, searchain
 from tests.integration.test_every_method import SCRIPT
 from tests.tiny_models import make_nli_model
@@ -280,3 +281,57 @@ def test_ctrl_c_says_how_to_resume_and_progress_shows_without_a_terminal(workdir
     again = searchain(*args, env=env, cwd=path)
     assert again.returncode == 0 and "1 answered now, 2 in all" in again.stderr
     assert "2/2 " in again.stderr
+
+
+TOY = '''"""A toy method: the LLM answers at once, after a set-up of its own."""
+
+from typing import Any
+
+from searchain.methods.method import Method, Setup
+
+
+def prepare(method: Method, setup: Setup) -> dict[str, Any]:
+    (setup.cache / "toy-prepared.txt").write_text(f"{setup.dataset} {setup.model}")
+    return {"ircot_demos": ""}
+
+
+TOY = Method(
+    "toy",
+    "searchain.graph.ircot:build_graph",
+    "a toy: the LLM answers at once",
+    {"ircot_k": 0, "ircot_answer": "direct"},
+    k_field=None,
+    uses_ir=False,
+    prepare=prepare,
+)
+'''
+
+
+def test_a_new_method_is_one_file_and_one_registry_line(workdir, tmp_path):
+    """Issue 45: a method of the user's own, in a copy of the package with nothing else
+    changed, runs through ``searchain eval`` with its own set-up."""
+    path, env = workdir
+    copy = tmp_path / "pkg" / "searchain"
+    shutil.copytree(ROOT / "searchain", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "methods" / "toy.py").write_text(TOY)
+    registry = copy / "methods" / "__init__.py"
+    text = registry.read_text()
+    assert text.count("REGISTRY = (\n") == 1
+    registry.write_text(
+        text.replace("REGISTRY = (\n", 'REGISTRY = (\n    "searchain.methods.toy:TOY",\n')
+    )
+    script, out = tmp_path / "toy.json", tmp_path / "toy.jsonl"
+    script.write_text(json.dumps({"rules": [[".", "So the answer is: Paris."]]}))
+    args = ["eval", "--dataset", "musique", "--split", "report", "--method", "toy"]
+    args += ["--llm", f"scripted:{script}", "--limit", "2", "--out", str(out)]
+    args += ["--index", str(path / "pooled-index")]
+    done = searchain(*args, env={**env, "PYTHONPATH": str(copy.parent)}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [r for _, r in read_results(out)]
+    assert len(lines) == 2
+    assert {r["config"]["method"] for r in lines} == {"toy"}
+    assert {r["prediction"] for r in lines} == {"Paris"}
+    assert (path / "toy-prepared.txt").read_text().startswith("musique scripted:")
+    # The checkout's own package has no such method: the copy ran.
+    unknown = searchain(*args[:-2], "--index", str(path / "pooled-index"), env=env, cwd=tmp_path)
+    assert unknown.returncode != 0 and "unknown method 'toy'" in unknown.stderr

@@ -187,3 +187,38 @@ def test_no_file_is_over_400_lines_and_no_folder_holds_a_quarter_of_the_package(
         )
     heavy = {f: round(n / total, 3) for f, n in folders.items() if n > total / 4}
     assert heavy == {}
+
+
+METHOD_FAMILIES = ("searchain.nodes", "searchain.graph", "searchain.methods.")
+"""What a method is made of: its nodes, its graph, its module of :mod:`searchain.methods`."""
+
+
+def method_family_imports(graph: Mapping[str, set[str]]) -> list[str]:
+    """Each import by a module of ``searchain.eval`` of a module that belongs to a method."""
+    return [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        if module == "searchain.eval" or module.startswith("searchain.eval.")
+        for target in sorted(targets)
+        if target.startswith(METHOD_FAMILIES)
+    ]
+
+
+def test_the_evaluation_imports_no_method_by_name():
+    """It reads the methods from their registry (``searchain.methods``) and nothing else."""
+    assert method_family_imports(dependency_graph()) == []
+    assert method_family_imports({"searchain.eval.setup": {"searchain.methods.dsp"}}) == [
+        "searchain.eval.setup imports searchain.methods.dsp"
+    ]
+    assert method_family_imports({"searchain.eval.x": {"searchain.methods"}}) == []
+
+
+def test_a_runs_spec_passes_few_modules_and_seldom_climbs_back_up():
+    """From the evaluation's entrance, followed as data (``tests/spec_flow.py``), whichever
+    method runs: at most 10 modules, at most 3 climbs back up a layer."""
+    from searchain.methods import METHODS
+    from tests.spec_flow import measure
+
+    for name in METHODS:
+        modules, _, climbs = measure(name)
+        assert (name, modules <= 10, climbs <= 3) == (name, True, True), (modules, climbs)

@@ -2,7 +2,7 @@
 
 The demonstrations are questions from a data set's tuning split, one per cluster of question
 embeddings, with the rationale the same LLM wrote for them zero-shot
-(:func:`searchain.eval.auto_cot.build_auto_cot_demos`); they come from ``auto_cot_demos``.
+(:func:`searchain.methods.auto_cot.build_auto_cot_demos`); they come from ``auto_cot_demos``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def auto_cot(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]
     if not ctx.auto_cot_demos:
         raise ValueError(
             "auto-cot needs its demonstrations: set auto_cot_demos to a file that "
-            "searchain.eval.auto_cot.build_auto_cot_demos wrote (searchain eval builds it)"
+            "searchain.methods.auto_cot.build_auto_cot_demos wrote (searchain eval builds it)"
         )
     asked = normalize_answer(state.question)
     demos = [d for d in load_demos(ctx.auto_cot_demos) if normalize_answer(d[0]) != asked]

@@ -4,7 +4,7 @@ Two hops: a search query written from the question (DSP's rewrite template), the
 from the question and the passages found (its hop template); ``ircot_k`` passages each. Then
 Predict: a chain of thought over all the passages ending in "Answer:" (its QA-with-CoT
 template). Demonstrate: the demonstrations are DSP's bootstrapped ones when ``dsp_demos`` names
-a file of them (:func:`searchain.eval.dsp_demos.bootstrap_dsp_demos`: the program run on tuning
+a file of them (:func:`searchain.methods.dsp.bootstrap_dsp_demos`: the program run on tuning
 questions, kept where it answered right, each stage's rationale and output shown in that
 stage's prompt), then, up to ``DEMOS``, bare question/answer pairs of the data set's IRCoT
 demonstrations.
@@ -173,7 +173,7 @@ def _read(path: str) -> list[dict[str, Any]]:
         raise ValueError(
             f"DSP demonstrations {path!r} must be a JSON list of objects with question and "
             f"{len(TEMPLATES)} stages of context, rationale and output (as "
-            "searchain.eval.dsp_demos.bootstrap_dsp_demos writes them)"
+            "searchain.methods.dsp.bootstrap_dsp_demos writes them)"
         )
     return demos
 

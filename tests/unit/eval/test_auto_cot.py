@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from searchain.eval.auto_cot import CLUSTERS, TRIES, build_auto_cot_demos
 from searchain.eval.datasets import load_records
-from searchain.eval.setup import cached_demos
+from searchain.methods import Setup
+from searchain.methods.auto_cot import CLUSTERS, TRIES, build_auto_cot_demos
 from searchain.tools.llms.scripted import ScriptedChatModel
 from tests.conftest import require_module
 
@@ -72,20 +72,20 @@ def test_too_few_questions_is_one_clear_error():
 
 
 def test_demonstrations_are_cached_whole(tmp_path):
-    path = tmp_path / "cache" / "musique.json"
+    setup = Setup(None, None, "none", "lexical", "musique", "tuning", None, "m", tmp_path, list)
     built = []
 
     def build():
         built.append(1)
         return [{"question": "q", "rationale": "r", "answer": "a"}]
 
-    assert cached_demos(path, build) == path and cached_demos(path, build) == path
+    path = setup.cached("auto-cot", build, 3)
+    assert setup.cached("auto-cot", build, 3) == path
     assert built == [1] and json.loads(path.read_text())[0]["answer"] == "a"
 
     def broken():
         raise RuntimeError("the LLM went away")
 
-    other = tmp_path / "cache" / "hotpotqa.json"
     with pytest.raises(RuntimeError):
-        cached_demos(other, broken)
-    assert sorted(p.name for p in other.parent.iterdir()) == ["musique.json"]  # nothing half
+        setup.cached("auto-cot", broken, 4)
+    assert list(path.parent.iterdir()) == [path]  # nothing half-written

@@ -6,16 +6,15 @@ training examples its own program answers right, with every stage's intermediate
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import replace
 
 import pytest
 
 from searchain.eval.datasets import Record
-from searchain.eval.dsp_demos import bootstrap_dsp_demos
-from searchain.eval.runner import EvalSpec
-from searchain.eval.setup import cache_file
-from searchain.methods import get_method
+from searchain.methods import Setup, get_method
+from searchain.methods.dsp import bootstrap_dsp_demos
 from tests.conftest import ScriptedReplies
 from tests.unit.nodes.baselines.test_baselines import QUESTION, Recorder
 
@@ -100,8 +99,17 @@ def test_broken_or_missing_demonstrations_are_one_clear_error(tmp_path):
 
 def test_caches_key_on_the_model_that_ran(tmp_path):
     """Issue 29, case 8: the Auto-CoT cache was keyed on "auto"."""
-    spec = EvalSpec("musique", "report", "dsp", "auto", "none", "embedded", model="local sha:1")
-    other = replace(spec, model="openai:gpt-4o-mini")
-    assert cache_file(tmp_path, "dsp", spec, 1) != cache_file(tmp_path, "dsp", other, 1)
-    assert cache_file(tmp_path, "dsp", spec, 1) == cache_file(tmp_path, "dsp", spec, 1)
-    assert cache_file(tmp_path, "auto-cot", spec, 3).parent.name == "auto-cot"
+    model = "local sha:1"
+    setup = Setup(None, None, "none", "lexical", "musique", "tuning", None, model, tmp_path, list)
+    other = replace(setup, model="openai:gpt-4o-mini")
+
+    def nothing() -> list:
+        return []
+
+    assert setup.cached("dsp", nothing, 1) != other.cached("dsp", nothing, 1)
+    assert setup.cached("dsp", nothing, 1) == setup.cached("dsp", nothing, 1)
+    assert setup.cached("auto-cot", nothing, 3).parent.name == "auto-cot"
+    # Where the caches of earlier releases are: the same files are found again.
+    digest = hashlib.sha256(b"local sha:1 1 None tuning 24").hexdigest()[:12]
+    found = setup.cached("dsp", nothing, 1, None, "tuning", 24)
+    assert found == tmp_path / "dsp" / f"musique-{digest}.json"

@@ -53,7 +53,7 @@ class RecordingScripted(ScriptedChatModel):
 
 def run(name: str, question: str, answer: str, **fields):
     method = METHODS[name]
-    if method.graph == "auto_cot":
+    if method.name == "auto-cot":
         fields.setdefault("auto_cot_demos", str(AUTO_COT_DEMOS))
     llm = RecordingScripted(**every_method_script(answer))
     retriever = Everywhere(GOLD)

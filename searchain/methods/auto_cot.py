@@ -1,5 +1,6 @@
-"""Auto-CoT's demonstrations (Zhang et al., ICLR 2023), built from a data set's tuning questions.
+"""Auto-CoT (Zhang et al., ICLR 2023), with demonstrations built from the tuning questions.
 
+Built before the run's first question.
 Questions are embedded (all-MiniLM-L6-v2, Auto-CoT's Sentence-BERT) and clustered with k-means
 into ``k`` clusters; in each cluster, questions are tried nearest the centre first, each given a
 Zero-Shot-CoT rationale by the LLM the method will run with, and the first that passes the
@@ -10,14 +11,13 @@ tuning questions are used, so no reported question is a demonstration.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
+from searchain.methods.ircot import few_shot
+from searchain.methods.method import Method, Setup
 
-from searchain.nodes.baselines.auto_cot import zero_shot_cot
-from searchain.nodes.shared import completed_answer
-from searchain.text import split_sentences
-from searchain.tools.embeddings import embed
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 CLUSTERS = 8
 """Demonstrations (clusters): Auto-CoT's 8 for most of its data sets."""
@@ -41,6 +41,12 @@ def build_auto_cot_demos(
     on_cluster: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """One demonstration per cluster of ``questions``: ``{question, rationale, answer}``."""
+    # The graph's nodes and the embedder, imported only when demonstrations are built.
+    from searchain.nodes.baselines.auto_cot import zero_shot_cot
+    from searchain.nodes.shared import completed_answer
+    from searchain.text import split_sentences
+    from searchain.tools.embeddings import embed
+
     unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))
     if len(unique) < k:
         raise ValueError(
@@ -66,3 +72,28 @@ def build_auto_cot_demos(
         if on_cluster:
             on_cluster(cluster)
     return demos
+
+
+def prepare(method: Method, setup: Setup) -> dict[str, Any]:
+    """IRCoT's demonstrations, and Auto-CoT's, built with the run's LLM.
+
+    Once per data set and model, kept in the run's cache (a rerun or another split reuses them).
+    """
+
+    def build() -> list[dict[str, Any]]:
+        return build_auto_cot_demos([r.question for r in setup.tuning()], setup.llm)
+
+    return {
+        **few_shot(method, setup),
+        "auto_cot_demos": str(setup.cached("auto-cot", build, VERSION)),
+    }
+
+
+AUTO_COT = Method(
+    "auto-cot",
+    "searchain.graph.baselines:build_auto_cot",
+    "Auto-CoT: Zero-Shot-CoT after demonstrations clustered from the tuning questions",
+    k_field=None,
+    uses_ir=False,
+    prepare=prepare,
+)

@@ -156,19 +156,3 @@ def build_dsp(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     """DSP's multi-hop program: two search hops, then a chain-of-thought answer."""
     return _compile(_single("dsp", dsp), "DSP", checkpointer)
 
-
-BUILDERS = {
-    "self_ask": build_self_ask,
-    "react": build_react,
-    "cot_sc": build_cot_sc,
-    "verify_and_edit": build_verify_and_edit,
-    "plan_and_solve": build_plan_and_solve,
-    "auto_cot": build_auto_cot,
-    "recite_and_answer": build_recite_and_answer,
-    "least_to_most": build_least_to_most,
-    "toolformer": build_toolformer,
-    "react_cot_sc": build_react_cot_sc,
-    "tot": build_tot,
-    "dsp": build_dsp,
-}
-"""Graph builders by the name :class:`searchain.methods.Method` uses."""

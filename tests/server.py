@@ -137,8 +137,10 @@ def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
         "PYTHONPATH": str(ROOT / "tests" / "audit"),
         "SEARCHAIN_TEST_WATCHED": str(work / "watched"),
         "SEARCHAIN_TEST_OPENED": str(work / "opened.log"),
-        # A killed worker's run is taken up again after its lease: short, for the test.
-        "LEASE_DURATION_SECONDS": "8",
+        # A killed worker's run is taken up again after its lease. Aegra's own 30 s, with 15
+        # heartbeats in it: an 8 s lease ran out under a busy machine's load while the worker
+        # still ran, and the run was taken from it (a chat's follow-up never answered).
+        "LEASE_DURATION_SECONDS": "30",
         "HEARTBEAT_INTERVAL_SECONDS": "2",
         "REAPER_INTERVAL_SECONDS": "2",
     }

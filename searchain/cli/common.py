@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -111,6 +112,11 @@ def friendly_errors(command: F) -> F:
         try:
             _reject_flag_values(command, kwargs)
             return command(*args, **kwargs)
+        except BrokenPipeError:
+            # Whoever read the output stopped (``| head``): quiet, as a shell's tools are. The
+            # rest of the output goes nowhere, so Python's last flush cannot fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141) from None
         except (ValueError, OSError, ImportError) as exc:
             err.print(f"[red]error:[/red] {escape(first_line(exc))}")
             raise typer.Exit(1) from None

@@ -57,7 +57,17 @@ def _declared(entry: str) -> Method:
     return method
 
 
-METHODS = {method.name: method for method in map(_declared, REGISTRY)}
+def _by_name(methods: list[Method]) -> dict[str, Method]:
+    """``methods`` by name; two of one name are refused (the later would hide the earlier)."""
+    named: dict[str, Method] = {}
+    for method in methods:
+        if method.name in named:
+            raise ValueError(f"two methods in searchain.methods.REGISTRY are named {method.name!r}")
+        named[method.name] = method
+    return named
+
+
+METHODS = _by_name([_declared(entry) for entry in REGISTRY])
 """Every method by name, in :data:`REGISTRY`'s order."""
 
 

@@ -277,3 +277,17 @@ def test_methods_lists_the_registry_in_order():
     table1 = searchain("methods", "--table1").stdout.splitlines()
     assert [line.split("\t")[0] for line in table1] == [n for n, m in METHODS.items() if m.table1]
     assert "ircot" not in {line.split("\t")[0] for line in table1}
+
+
+def test_output_read_only_in_part_ends_quietly(tmp_path):
+    """``searchain methods | head -1``: the reader stops early; no error line, the line it read."""
+    done = subprocess.run(
+        f"{sys.executable} -m searchain methods | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.stdout.startswith("direct\t") and len(done.stdout.splitlines()) == 1
+    assert "error" not in done.stderr.lower() and "Broken pipe" not in done.stderr

@@ -324,8 +324,8 @@ class TopK:
     """Top-k search over one index's compact postings; safe to call from many threads."""
 
     def __init__(self, postings: CompactPostings, window: int = WINDOW) -> None:
-        if window < 1:
-            raise ValueError(f"window must be at least 1 passage, not {window}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+            raise ValueError(f"window must be a whole number of passages, at least 1: {window!r}")
         self.window = window
         """Passages a window of the walk spans (:data:`WINDOW`; tests take small ones)."""
         self.arrays = CompactArrays(

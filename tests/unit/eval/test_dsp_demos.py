@@ -113,3 +113,12 @@ def test_caches_key_on_the_model_that_ran(tmp_path):
     digest = hashlib.sha256(b"local sha:1 1 None tuning 24").hexdigest()[:12]
     found = setup.cached("dsp", nothing, 1, None, "tuning", 24)
     assert found == tmp_path / "dsp" / f"musique-{digest}.json"
+
+
+def test_two_registered_methods_of_one_name_are_refused():
+    from searchain.methods import _by_name
+
+    dsp = get_method("dsp")
+    with pytest.raises(ValueError, match=r"two methods in .*REGISTRY are named 'dsp'"):
+        _by_name([dsp, get_method("oner"), dsp])
+    assert list(_by_name([dsp, get_method("oner")])) == ["dsp", "oner"]

@@ -122,10 +122,12 @@ def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
         assert np_scores.tobytes() == scores.tobytes()
 
 
-def test_a_window_of_no_passage_is_refused(tmp_path):
+@pytest.mark.parametrize("window", [0, -1, 2.5, 64.0, True, "64", None])
+def test_a_window_that_is_no_whole_number_of_passages_is_refused(tmp_path, window):
     postings = build(tmp_path, [[0, 1], [1]])
-    with pytest.raises(ValueError, match="window must be at least 1 passage, not 0"):
-        TopK(postings, 0)
+    with pytest.raises(ValueError, match="window must be a whole number of passages, at least 1"):
+        TopK(postings, window)
+    assert TopK(postings, 1).search([0, 1], 1)[0].tolist() == [0]
 
 
 def test_index_batch_search_equals_one_query_at_a_time(tmp_path):

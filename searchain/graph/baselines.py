@@ -155,4 +155,3 @@ def build_tot(checkpointer: Checkpointer = None) -> CompiledStateGraph:
 def build_dsp(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     """DSP's multi-hop program: two search hops, then a chain-of-thought answer."""
     return _compile(_single("dsp", dsp), "DSP", checkpointer)
-

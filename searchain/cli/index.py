@@ -82,14 +82,15 @@ def index(
         ),
     ] = "",
     workers: Annotated[
-        int,
+        int | None,
         typer.Option(
-            help="Embedded: processes that tokenise the corpus; 0, the default, is one per core "
-            "(any number builds the same index).",
+            help="Embedded: processes that tokenise the corpus while this one reads, writes and "
+            "counts it; the default is one fewer than the cores, 0 tokenises here (any number "
+            "builds the same index).",
             min=0,
             show_default=False,
         ),
-    ] = 0,
+    ] = None,
     analyzer: Annotated[str, typer.Option(help="Elasticsearch: standard or english.")] = "standard",
     shards: Annotated[int, typer.Option(help="Elasticsearch: primary shards.", min=1)] = 1,
     replicas: Annotated[
@@ -162,7 +163,7 @@ def index(
             "--b": b != 0.75,
             "--tokenizer": tokenizer != "stem",
             "--memory": bool(memory),
-            "--workers": workers != 0,
+            "--workers": workers is not None,
             "--analyzer": analyzer != "standard",
             "--shards": shards != 1,
             "--replicas": replicas != 0,
@@ -202,7 +203,7 @@ def index(
                 tokenizer=tokenizer,
                 overwrite=overwrite,
                 memory=budget,
-                workers=workers or None,
+                workers=workers,
                 progress=progress,
                 stage=stage,
             )

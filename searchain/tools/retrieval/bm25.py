@@ -317,8 +317,9 @@ class BM25Index:
         ``tokenizer`` is ``stem`` or ``standard`` (see :class:`Tokenizer`). ``memory`` (bytes;
         default a quarter of the machine's, at most 4 GiB) bounds the build's working buffers:
         past it, counted passages go to disk as segments (see
-        :mod:`searchain.tools.retrieval.segments`). ``workers`` processes (default: one per
-        core) encode and tokenise the passages; any number builds the same index. The index is
+        :mod:`searchain.tools.retrieval.segments`). ``workers`` processes (default: one fewer
+        than the cores; 0: none, this process does it) encode and tokenise the passages while
+        this one reads, writes and counts them; any number builds the same index. The index is
         written to a temporary directory beside ``path`` and moved into place only once
         complete; an existing index is replaced only with ``overwrite``. ``progress`` is called
         with the number of passages read so far; ``stage`` with a line when the build moves on
@@ -329,8 +330,10 @@ class BM25Index:
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
         check_bm25_parameters(k1, b)
-        if workers is not None and workers < 1:
-            raise ValueError(f"workers must be at least 1, got {workers}")
+        if workers is not None and (
+            not isinstance(workers, int) or isinstance(workers, bool) or workers < 0
+        ):
+            raise ValueError(f"workers must be a whole number, 0 or more: {workers!r}")
         with build_lock(path):  # a second build of this index is refused while it runs
             recover_held(path)  # finish or undo a replacement a crash interrupted, drop leftovers
             if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
@@ -353,7 +356,7 @@ class BM25Index:
                 matrix = PostingsBuilder(tmp / "segments", memory)
                 maps: dict[int, TermMap] = {}
                 for worker, batch in encoded_batches(
-                    passages, tokenizer, workers or default_workers()
+                    passages, tokenizer, default_workers() if workers is None else workers
                 ):
                     store.add(batch.lines, batch.line_lengths)
                     tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)

@@ -25,6 +25,7 @@ import numpy as np
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.wordscan import (
     SEPARATOR,
+    TermIds,
     WordTable,
     character_classes,
     word_spans,
@@ -142,13 +143,11 @@ class TermMap:
         self._ids = np.empty(1 << 10, np.int32)
         self._size = 0
 
-    def resolve(self, batch: EncodedBatch, vocab: dict[str, int]) -> np.ndarray:
+    def resolve(self, batch: EncodedBatch, vocab: TermIds) -> np.ndarray:
         """``batch``'s tokens as term ids of ``vocab``, which gains the terms new to it."""
         end = self._size + len(batch.fresh)
         if end > len(self._ids):
             self._ids = np.concatenate([self._ids, np.empty(max(end, len(self._ids)), np.int32)])
-        self._ids[self._size : end] = np.fromiter(
-            (vocab.setdefault(t, len(vocab)) for t in batch.fresh), np.int32, len(batch.fresh)
-        )
+        self._ids[self._size : end] = vocab.add(batch.fresh)
         self._size = end
         return self._ids[batch.tokens]

@@ -14,8 +14,9 @@ only at the end; then the postings are written term range by term range: each ra
 are read from every segment and placed term by term (segments hold consecutive passages, so
 placing them in order keeps passages ascending), encoded, and appended to the output files.
 Memory stays within the budget whatever the corpus size (a segment may run over it by one batch
-of passages, :data:`.workers.BATCH`), apart from the vocabulary (a Python dict: about 175 bytes
-a distinct word) and 4 bytes a passage (its length), and the passage store's block sizes.
+of passages, :data:`.workers.BATCH`), apart from the vocabulary (:class:`.wordscan.TermIds`:
+about 60 bytes a distinct word) and 4 bytes a passage (its length), and the passage store's
+block sizes.
 
 Segments and ranges are capped, not sized to the budget: larger ones are no faster (1M passages,
 2 cores: 36.6 s with one segment of 100M tokens and 16M-posting ranges, 35.5 s with 16M-token
@@ -39,8 +40,10 @@ BYTES_PER_TOKEN = 16
 their concatenation, and the grouped passages and frequencies."""
 BYTES_PER_POSTING = 40
 """Peak working memory per posting while a term range is merged and scored."""
-MAX_SEGMENT = 1 << 24
-"""Tokens counted into one segment at most, whatever the budget: larger segments are no faster."""
+MAX_SEGMENT = 1 << 22
+"""Tokens counted into one segment at most, whatever the budget: larger segments are no faster,
+and counting one is the peak of the build while its workers run (4M tokens: 0.70 GiB for the
+process tree at 1M passages, 16M: 0.89 GiB, now that the vocabulary is compact)."""
 MAX_RANGE = 1 << 23
 """Postings merged at a time at most, whatever the budget: larger ranges are no faster."""
 MIN_MEMORY = 1 << 20
@@ -101,7 +104,9 @@ class PostingsBuilder:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.memory = memory
-        self.vocab: dict[str, int] = {}
+        from searchain.tools.retrieval.wordscan import TermIds  # numba: builds only
+
+        self.vocab = TermIds()
         """Term -> id, numbered in order of first appearance (:class:`.encode.TermMap` adds)."""
         self.segments = 0
         """Segments written so far."""
@@ -180,7 +185,7 @@ class PostingsBuilder:
             docs, tfs = self._merge_range([c[r : r + 2] for c in cuts], writer.indptr, t0, t1)
             writer.add(t0, t1, docs, tfs)
         writer.close()
-        write_vocabulary(directory, self.vocab)
+        write_vocabulary(directory, self.vocab.utf8())
         for i in range(self.segments):
             for part in ("docs", "tfs", "terms", "starts"):
                 self._segment(i, part).unlink()

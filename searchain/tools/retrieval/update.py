@@ -27,7 +27,7 @@ import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from searchain.tools.retrieval.passage_store import PassageStore, PassageStoreWr
 from searchain.tools.retrieval.segments import bm25_idf, bm25_norm
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabulary
 from searchain.types import Passage
+
+if TYPE_CHECKING:
+    from searchain.tools.retrieval.wordscan import TermIds
 
 PARALLEL_FROM = 100_000
 """New passages past which an update encodes them in worker processes."""
@@ -155,8 +158,10 @@ def _plan(
 
 def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     """The new version's files in ``tmp``: passages, matrix, lengths, table, manifest."""
+    from searchain.tools.retrieval.wordscan import TermIds  # numba: updates only
+
     manifest = old.manifest
-    vocab = MappedVocabulary(old.path / "bm25").as_dict()
+    vocab = TermIds(MappedVocabulary(old.path / "bm25").terms())
     remap, new_ids, n_docs = _numbering(plan, old.passages)
     tokens, lengths, lines = _encode(plan, manifest["tokenizer"], vocab)
     old_lengths = npy.load(old.path / LENGTHS)
@@ -197,7 +202,7 @@ def _new_passages(plan: Plan) -> Iterator[Passage]:
 
 
 def _encode(
-    plan: Plan, tokenizer: str, vocab: dict[str, int]
+    plan: Plan, tokenizer: str, vocab: TermIds
 ) -> tuple[np.ndarray, np.ndarray, list[bytes]]:
     """The new passages' term ids (``vocab`` gains their new terms), lengths and stored lines.
 
@@ -211,7 +216,7 @@ def _encode(
     maps: dict[int, TermMap] = {}
     tokens, lengths, lines = [], [], []
     new = sum(r.passages for r, source in plan if not isinstance(source, int))
-    workers = default_workers() if new > PARALLEL_FROM else 1
+    workers = default_workers() if new > PARALLEL_FROM else 0
     for worker, batch in encoded_batches(_new_passages(plan), tokenizer, workers):
         tokens.append(maps.setdefault(worker, TermMap()).resolve(batch, vocab))
         lengths.append(batch.lengths)
@@ -254,7 +259,7 @@ def _merge_postings(
     new_ids: np.ndarray,
     tokens: np.ndarray,
     lengths: np.ndarray,
-    vocab: dict[str, int],
+    vocab: TermIds,
     all_lengths: np.ndarray,
     manifest: dict[str, Any],
 ) -> None:
@@ -291,4 +296,4 @@ def _merge_postings(
     writer = PostingsWriter(directory, df, bm25_idf(df, n_docs), bm25_norm(all_lengths, k1, b))
     writer.add_all(docs, tf)
     writer.close()
-    write_vocabulary(directory, vocab)
+    write_vocabulary(directory, vocab.utf8())

@@ -17,9 +17,10 @@ uint64) and ``vocab.terms.bin`` (the terms' bytes, in the same order).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from hashlib import blake2b
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,25 +35,60 @@ def term_hash(term: str) -> int:
     return int.from_bytes(blake2b(term.encode(), digest_size=8).digest(), "little")
 
 
-def term_hashes(encoded: list[bytes]) -> np.ndarray:
+def term_hashes(encoded: Sequence[bytes | memoryview]) -> np.ndarray:
     """:func:`term_hash` of many terms (UTF-8 bytes) at once, as uint64."""
     digests = b"".join([blake2b(term, digest_size=8).digest() for term in encoded])
     return np.frombuffer(digests, "<u8").astype(np.uint64)
 
 
-def write_vocabulary(directory: Path, vocab: Mapping[str, int]) -> None:
-    """Write ``vocab`` (term → column) as the mapped vocabulary's files in ``directory``."""
-    encoded = [term.encode() for term in vocab]
-    hashes = term_hashes(encoded)
+class Terms(NamedTuple):
+    """Terms as UTF-8, end to end: term ``i`` is ``data[ends[i]:ends[i + 1]]``.
+
+    What a build writes, with no Python object a term: a dict or a list of 11M strings (21M
+    passages) held some 1.9 GiB, the build's peak, while the vocabulary was written.
+    """
+
+    data: np.ndarray
+    """The bytes (uint8)."""
+    ends: np.ndarray
+    """Where each term starts, then where the last ends (int64, ``n + 1``)."""
+
+    @classmethod
+    def of(cls, terms: Sequence[str]) -> Terms:
+        """``terms`` encoded (a few, as tests and small vocabularies have them)."""
+        encoded = [term.encode() for term in terms]
+        ends = np.zeros(len(encoded) + 1, np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=ends[1:])
+        return cls(np.frombuffer(b"".join(encoded), np.uint8), ends)
+
+    def __len__(self) -> int:
+        return len(self.ends) - 1
+
+
+_CHUNK = 1 << 16
+"""Terms hashed or written at a time: the Python objects of a few thousand, never all."""
+
+
+def write_vocabulary(directory: Path, terms: Terms) -> None:
+    """Write ``terms`` as the mapped vocabulary's files in ``directory``, each at its position."""
+    n, view = len(terms), memoryview(terms.data)
+    hashes = np.empty(n, np.uint64)
+    for lo in range(0, n, _CHUNK):
+        ends = terms.ends[lo : lo + _CHUNK + 1].tolist()
+        hashes[lo : lo + len(ends) - 1] = term_hashes(
+            [view[a:b] for a, b in itertools.pairwise(ends)]
+        )
     order = np.argsort(hashes, kind="stable")
-    encoded = [encoded[i] for i in order]
-    offsets = np.zeros(len(encoded) + 1, np.uint64)
-    np.cumsum(np.fromiter(map(len, encoded), np.uint64, len(encoded)), out=offsets[1:])
+    offsets = np.zeros(n + 1, np.uint64)
+    np.cumsum(np.diff(terms.ends)[order], out=offsets[1:])
     np.save(directory / "vocab.hash.npy", hashes[order])
-    np.save(directory / "vocab.column.npy", np.fromiter(vocab.values(), np.int32)[order])
+    np.save(directory / "vocab.column.npy", order.astype(np.int32))
     np.save(directory / "vocab.offsets.npy", narrowed(offsets))
     with (directory / "vocab.terms.bin").open("wb") as out:
-        out.writelines(encoded)
+        for lo in range(0, n, _CHUNK):
+            at = order[lo : lo + _CHUNK]
+            starts, stops = terms.ends[at].tolist(), terms.ends[at + 1].tolist()
+            out.write(b"".join([view[a:b] for a, b in zip(starts, stops, strict=True)]))
 
 
 class MappedVocabulary:
@@ -89,12 +125,15 @@ class MappedVocabulary:
                 found.append(column)
         return found
 
-    def as_dict(self) -> dict[str, int]:
-        """Every term and its column (an update adds the new documents' terms to it)."""
+    def terms(self) -> list[str]:
+        """Every term, by column (an update adds the new documents' terms after them)."""
         data = self._terms.tobytes()
         ends = np.asarray(self._offsets).tolist()
-        terms = [data[a:b].decode() for a, b in itertools.pairwise(ends)]
-        return dict(zip(terms, np.asarray(self._columns).tolist(), strict=True))
+        by_hash = [data[a:b].decode() for a, b in itertools.pairwise(ends)]
+        terms = [""] * len(by_hash)
+        for term, column in zip(by_hash, np.asarray(self._columns).tolist(), strict=True):
+            terms[column] = term
+        return terms
 
     def get(self, term: str) -> int | None:
         """``term``'s column, or ``None``."""

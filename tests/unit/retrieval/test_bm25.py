@@ -234,8 +234,8 @@ def test_postings_score_as_bm25s_own_indexing(tmp_path):
     reference = bm25s.BM25(k1=1.2, b=0.75, method="lucene", idf_method="lucene")
     reference.index([tokenize(t) for t in texts], show_progress=False, create_empty_token=False)
     assert len(ours.norm) == 17
-    assert set(builder.vocab) == set(reference.vocab_dict)
-    for term, column in builder.vocab.items():
+    assert set(builder.vocab.terms()) == set(reference.vocab_dict)
+    for column, term in enumerate(builder.vocab.terms()):
         assert vocab.get(term) == column  # the mapped vocabulary, as built
         theirs = reference.vocab_dict[term]
         docs, scores = ours.scores(column)

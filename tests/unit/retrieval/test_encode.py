@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -17,7 +18,13 @@ from searchain.tools.retrieval import workers
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.encode import Encoder, TermMap, source_json
 from searchain.tools.retrieval.tokenizer import Tokenizer
-from searchain.tools.retrieval.wordscan import SEPARATOR, WordTable, character_classes, word_spans
+from searchain.tools.retrieval.wordscan import (
+    SEPARATOR,
+    TermIds,
+    WordTable,
+    character_classes,
+    word_spans,
+)
 from searchain.tools.retrieval.workers import encoded_batches
 from searchain.types import Passage, Source
 
@@ -46,14 +53,14 @@ def expected(records: list[tuple[str, str, str, str]], kind: str) -> tuple[list,
 
 def encode_all(batches: list[list[tuple[str, str, str, str]]], kind: str):
     """Terms, token ids and lengths of ``batches`` through one encoder and its term map."""
-    encoder, terms, vocab = Encoder(kind), TermMap(), {}
+    encoder, terms, vocab = Encoder(kind), TermMap(), TermIds()
     tokens, lengths, encoded = [], [], []
     for records in batches:
         batch = encoder.encode(records)
         tokens += terms.resolve(batch, vocab).tolist()
         lengths += batch.lengths.tolist()
         encoded.append(batch)
-    return (list(vocab), tokens, lengths), encoded
+    return (vocab.terms(), tokens, lengths), encoded
 
 
 @pytest.mark.parametrize("kind", ["stem", "standard"])
@@ -112,6 +119,23 @@ def test_a_small_corpus_starts_no_worker(monkeypatch):
     assert {w for w, _ in encoded_batches(passages, "standard", workers=2, batch=10)} == {-1}
 
 
+def test_no_workers_encode_every_batch_here(monkeypatch):
+    monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
+    monkeypatch.setattr(workers, "_Worker", None)  # starting one would fail
+    passages = [Passage(str(i), "", "text") for i in range(50)]
+    assert {w for w, _ in encoded_batches(passages, "standard", workers=0, batch=10)} == {-1}
+    with pytest.raises(ValueError, match="workers must be 0 or more"):
+        next(encoded_batches(passages, "standard", workers=-1))
+
+
+def test_one_worker_per_core_but_this_process_s(monkeypatch):
+    """This process reads, writes and counts: a core's worth of work beside the workers'."""
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    assert workers.default_workers() == 3
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: {0})
+    assert workers.default_workers() == 0  # one core: this process tokenises too
+
+
 def test_a_worker_that_dies_stops_the_build_with_one_line(monkeypatch):
     monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
     monkeypatch.setattr(sys, "executable", "/bin/false")  # a worker that exits at once
@@ -152,3 +176,24 @@ def test_the_word_table_grows_and_keeps_every_word():
         assert ids.tolist() == [seen.setdefault(w, len(seen)) for w in words]
         assert [words[i] for i in new.tolist()] == list(seen)[len(seen) - len(new) :]
     assert table.size == len(seen) > 1 << 16
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.text(st.sampled_from([*SPECIAL, "\ud800"]) | st.characters(), max_size=6)))
+)
+def test_term_ids_number_terms_as_a_dict_does(batches):
+    """In order of first appearance, across batches and within one, any characters (an empty
+    term, a lone surrogate, the separator among them): a build's vocabulary, as setdefault gave."""
+    vocab, seen = TermIds(), {}
+    for terms in batches:
+        assert vocab.add(terms).tolist() == [seen.setdefault(t, len(seen)) for t in terms]
+    assert vocab.terms() == list(seen) and len(vocab) == len(seen)
+    utf8 = vocab.utf8()  # as the vocabulary's files hold them (a surrogate as Python passes it)
+    encoded = [t.encode("utf-8", "surrogatepass") for t in seen]
+    assert utf8.data.tobytes() == b"".join(encoded)
+    assert utf8.ends.tolist() == [0, *itertools.accumulate(map(len, encoded))]
+    again = TermIds(vocab.terms())  # an update starts from the index's terms
+    assert again.terms() == list(seen) and again.add(["fresh"]).tolist() == [
+        seen.get("fresh", len(seen))
+    ]

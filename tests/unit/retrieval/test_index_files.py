@@ -120,7 +120,7 @@ def test_a_build_in_progress_is_never_swept(tmp_path):
 
     built: list = []
     builder = threading.Thread(
-        target=lambda: built.append(BM25Index.build(passages(), path, workers=1))
+        target=lambda: built.append(BM25Index.build(passages(), path, workers=0))
     )
     builder.start()
     try:

@@ -32,7 +32,7 @@ def shared_builds(shared_data, tmp_path_factory):
         )
     finally:
         workers.LOCAL_BATCHES = local
-    whole = BM25Index.build(corpus, root / "whole", memory=4 << 30, workers=1)
+    whole = BM25Index.build(corpus, root / "whole", memory=4 << 30, workers=0)
     return corpus, small, whole, stages
 
 
@@ -84,9 +84,10 @@ def test_a_budget_that_is_too_small_or_unreadable_is_one_line(tmp_path):
     assert not any(tmp_path.iterdir())  # nothing left behind
 
 
-def test_a_worker_count_below_one_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="workers must be at least 1"):
-        BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo", workers=-1)
+@pytest.mark.parametrize("workers", [-1, 2.5, 1.0, True, "2"])
+def test_a_worker_count_that_is_not_a_whole_number_from_0_is_refused(tmp_path, workers):
+    with pytest.raises(ValueError, match="workers must be a whole number, 0 or more"):
+        BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo", workers=workers)
     assert not (tmp_path / "demo").exists()
 
 
@@ -98,12 +99,12 @@ def test_segments_and_ranges_stop_at_their_caps_whatever_the_budget(tmp_path, mo
     demo = list(read_corpus(demo_corpus()))
     passages = [replace(p, id=f"{p.id}/{copy}") for copy in range(6) for p in demo]
     assert len(passages) > 2 * workers.BATCH  # three batches: three segments at the cap
-    whole = BM25Index.build(passages, tmp_path / "whole", workers=1)
+    whole = BM25Index.build(passages, tmp_path / "whole", workers=0)
     monkeypatch.setattr(segments, "MAX_SEGMENT", 200)
     monkeypatch.setattr(segments, "MAX_RANGE", 100)
     stages: list[str] = []
     capped = BM25Index.build(
-        passages, tmp_path / "capped", memory=4 << 30, workers=1, stage=stages.append
+        passages, tmp_path / "capped", memory=4 << 30, workers=0, stage=stages.append
     )
     assert int(stages[0].split(", ")[1].split()[0]) >= 3, stages
     for name in [*POSTINGS, *FILES]:

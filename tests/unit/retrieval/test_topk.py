@@ -53,7 +53,7 @@ def zipf_corpora(draw: st.DrawFn) -> list[list[int]]:
 
 def build(directory: Path, docs: list[list[int]]) -> CompactPostings:
     builder = PostingsBuilder(directory / "segments", MIN_MEMORY)
-    builder.vocab.update({f"t{i}": i for i in range(10)})
+    builder.vocab.add([f"t{i}" for i in range(10)])
     builder._tokens_per_segment = 500  # several segments
     for doc in docs:
         builder.add(np.asarray(doc, np.int32), np.asarray([len(doc)], np.int32))

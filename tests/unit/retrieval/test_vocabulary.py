@@ -15,7 +15,7 @@ from searchain import demo_corpus
 from searchain.tools.retrieval import vocabulary
 from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabulary
+from searchain.tools.retrieval.vocabulary import MappedVocabulary, Terms, write_vocabulary
 
 LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy" / "demo-index"
 """An index written by the release before the mapped vocabulary (``searchain index --demo``)."""
@@ -29,8 +29,8 @@ def test_every_term_is_found_at_its_column_and_no_other(tmp_path_factory, vocab,
     directory = tmp_path_factory.mktemp("vocab")
     encoded = [term.encode() for term in vocab]
     assert vocabulary.term_hashes(encoded).tolist() == [vocabulary.term_hash(t) for t in vocab]
-    columns = {term: 3 * i + 1 for i, term in enumerate(vocab)}
-    write_vocabulary(directory, columns)
+    columns = {term: i for i, term in enumerate(vocab)}
+    write_vocabulary(directory, Terms.of(vocab))
     mapped = MappedVocabulary(directory)
     assert len(mapped) == len(vocab)
     assert [mapped.get(term) for term in vocab] == [columns[term] for term in vocab]
@@ -45,7 +45,7 @@ def test_every_term_is_found_at_its_column_and_no_other(tmp_path_factory, vocab,
 def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(vocabulary, "term_hash", lambda term: 7)  # every term collides
     monkeypatch.setattr(vocabulary, "term_hashes", lambda terms: np.full(len(terms), 7, np.uint64))
-    write_vocabulary(tmp_path, {"giotto": 0, "cimabue": 1, "siena": 2})
+    write_vocabulary(tmp_path, Terms.of(["giotto", "cimabue", "siena"]))
     mapped = MappedVocabulary(tmp_path)
     assert [mapped.get(t) for t in ("siena", "giotto", "cimabue", "florence")] == [2, 0, 1, None]
 
@@ -54,9 +54,10 @@ def test_an_index_holds_the_whole_vocabulary_mapped(tmp_path):
     index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
     mapped = index.vocab
     assert isinstance(mapped, MappedVocabulary)  # opening parses no JSON
-    held = mapped.as_dict()
-    assert len(held) == len(mapped) > 3000 and {t: mapped.get(t) for t in held} == held
-    assert sorted(held.values()) == list(range(len(held)))
+    terms = mapped.terms()
+    held = {term: column for column, term in enumerate(terms)}
+    assert len(held) == len(terms) == len(mapped) > 3000
+    assert {t: mapped.get(t) for t in held} == held
     assert mapped.columns(["monaco", "zzzqx", "lorenzo"]) == [held["monaco"], held["lorenzo"]]
     assert [mapped.get(t) for t in ("zzzqx", "lorenzo monaco", "")] == [None, None, None]
 

@@ -10,6 +10,7 @@ and ``--max-range`` replace the caps on a segment's tokens and a merged range's 
 
     python benchmarks/build_memory.py CORPUS --size 1000000 --work W
     python benchmarks/build_memory.py CORPUS --work W --max-segment 1G --max-range 16M
+    python benchmarks/build_memory.py CORPUS --work W --workers 2
 
 Prints figures; asserts nothing.
 """
@@ -71,6 +72,9 @@ def main() -> None:
     parser.add_argument("--memory", default=None, help="the build's budget, as --memory takes it")
     parser.add_argument("--max-segment", default=None, help="tokens a segment holds at most")
     parser.add_argument("--max-range", default=None, help="postings a merged range holds at most")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: the build's)"
+    )
     args = parser.parse_args()
     if args.max_segment:
         segments.MAX_SEGMENT = segments.parse_size(args.max_segment)
@@ -105,12 +109,14 @@ def main() -> None:
             tokenizer="standard",
             overwrite=True,
             memory=memory,
+            workers=args.workers,
             stage=stage,
         )
         total = time.perf_counter() - started
     print(
         f"{args.size:,} passages, segments of at most {segments.MAX_SEGMENT:,} tokens, ranges of"
         f" at most {segments.MAX_RANGE:,} postings, budget {memory or segments.default_memory():,}"
+        f", {'default' if args.workers is None else args.workers} workers"
     )
     for line, at in stamps:
         print(f"  at {at:6.1f} s: {line}")

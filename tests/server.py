@@ -147,6 +147,10 @@ def serve(work: Path, postgres_server: str) -> Iterator[Deployment]:
     done = subprocess.run([SERVER, "start"], env=env, capture_output=True, text=True, timeout=900)
     require(done.returncode == 0, f"could not start the server: {done.stderr[-1500:]}")
     yield Deployment(done.stdout.strip().splitlines()[-1], work, env)
+    # Stopping removes the server's state: its log is kept beside the test's other files.
+    log = work / "base" / "current" / "log"
+    if log.exists():
+        shutil.copy(log, work / "server.log")
     subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=120)
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -59,7 +59,7 @@ HERE = Path(__file__).resolve()
 K1, B, K = 1.2, 0.75, 10
 ENGINES = ("searchain", "tantivy", "tantivy-text", "pisa", "bm25s")
 SETTINGS = {
-    "searchain": "embedded index, tokenizer standard, MaxScore top-k, one worker per core",
+    "searchain": "embedded index, tokenizer standard, MaxScore top-k, workers: cores - 1",
     "tantivy": "tantivy-py, tokenizer default, writer threads auto, TopDocs collector, ids stored",
     "tantivy-text": "as tantivy, with the passage text stored too (its doc store, zstd)",
     "pisa": "pyterrier-pisa, no stemmer, no stop words, block_simdbp, block-max WAND, no pandas",

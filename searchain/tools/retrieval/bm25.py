@@ -330,10 +330,9 @@ class BM25Index:
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk
         check_bm25_parameters(k1, b)
-        if workers is not None and (
-            not isinstance(workers, int) or isinstance(workers, bool) or workers < 0
-        ):
-            raise ValueError(f"workers must be a whole number, 0 or more: {workers!r}")
+        from searchain.tools.retrieval.workers import encoded_batches, worker_count
+
+        worker_count(workers)  # refused before touching the disk
         with build_lock(path):  # a second build of this index is refused while it runs
             recover_held(path)  # finish or undo a replacement a crash interrupted, drop leftovers
             if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
@@ -348,16 +347,13 @@ class BM25Index:
                 check_space(path, passages.text_bytes())
             # The build's machinery compiles with numba: imported here, never by opening an index.
             from searchain.tools.retrieval.encode import TermMap
-            from searchain.tools.retrieval.workers import default_workers, encoded_batches
 
             tmp = new_version(path)
             store = PassageStoreWriter(tmp)
             try:
                 matrix = PostingsBuilder(tmp / "segments", memory)
                 maps: dict[int, TermMap] = {}
-                for worker, batch in encoded_batches(
-                    passages, tokenizer, default_workers() if workers is None else workers
-                ):
+                for worker, batch in encoded_batches(passages, tokenizer, workers):
                     store.add(batch.lines, batch.line_lengths)
                     tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
                     matrix.add(tokens, batch.lengths)

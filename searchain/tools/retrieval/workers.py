@@ -43,11 +43,21 @@ def default_workers() -> int:
     """One fewer than the cores this process may run on: this process takes a core's worth.
 
     It reads the corpus, writes the passage store and counts the postings while the workers
-    encode; at 1M passages on 2 cores it spends 30 s of CPU to their 18 s together, so a second
-    worker there only shares the other core with the first (46 s and 0.96 GiB for the process
-    tree with one, 49 s and 1.15 GiB with two, measured in one sitting).
+    encode (at 1M passages, 28 s of CPU to their 16 s together), so on 2 cores a second worker
+    only shares the other core with the first: 34.2–35.9 s and 0.68–0.71 GiB for the process
+    tree with one worker, 32.6–34.2 s and 0.86 GiB with two (``benchmarks/build_memory.py``,
+    one sitting, runs alternated).
     """
     return len(os.sched_getaffinity(0)) - 1
+
+
+def worker_count(workers: int | None) -> int:
+    """``workers`` checked (a whole number, 0 or more), or :func:`default_workers` for None."""
+    if workers is None:
+        return default_workers()
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 0:
+        raise ValueError(f"workers must be a whole number, 0 or more: {workers!r}")
+    return workers
 
 
 def write_frame(stream: BinaryIO, value: object) -> None:
@@ -133,16 +143,16 @@ class _Worker:
 
 
 def encoded_batches(
-    passages: Iterable[Passage], tokenizer: str, workers: int, batch: int = BATCH
+    passages: Iterable[Passage], tokenizer: str, workers: int | None, batch: int = BATCH
 ) -> Iterator[tuple[int, EncodedBatch]]:
     """``passages`` encoded in batches of ``batch``, in order, by ``workers`` processes.
 
-    Yields ``(worker, batch)``: a batch's codes are its worker's (see :class:`.TermMap`; -1 is
-    this process). The first :data:`LOCAL_BATCHES` are encoded here, and all of them with no
-    workers: processes start only for a corpus larger than that.
+    ``workers`` None starts :func:`default_workers`. Yields ``(worker, batch)``: a batch's codes
+    are its worker's (see :class:`.TermMap`; -1 is this process). The first
+    :data:`LOCAL_BATCHES` are encoded here, and all of them with no workers: processes start
+    only for a corpus larger than that.
     """
-    if workers < 0:
-        raise ValueError(f"workers must be 0 or more, got {workers}")
+    workers = worker_count(workers)
     batches = _records(passages, batch)
     encoder = Encoder(tokenizer)
     for records in itertools.islice(batches, LOCAL_BATCHES if workers else None):

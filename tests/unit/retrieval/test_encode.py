@@ -124,7 +124,7 @@ def test_no_workers_encode_every_batch_here(monkeypatch):
     monkeypatch.setattr(workers, "_Worker", None)  # starting one would fail
     passages = [Passage(str(i), "", "text") for i in range(50)]
     assert {w for w, _ in encoded_batches(passages, "standard", workers=0, batch=10)} == {-1}
-    with pytest.raises(ValueError, match="workers must be 0 or more"):
+    with pytest.raises(ValueError, match="workers must be a whole number, 0 or more"):
         next(encoded_batches(passages, "standard", workers=-1))
 
 

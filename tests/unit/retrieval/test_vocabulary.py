@@ -42,6 +42,19 @@ def test_every_term_is_found_at_its_column_and_no_other(tmp_path_factory, vocab,
     ]
 
 
+def test_the_files_are_the_same_whatever_the_chunk(tmp_path, monkeypatch):
+    """Terms are hashed and written a chunk at a time: chunk boundaries change no byte."""
+    terms = Terms.of([f"t{i}é{'x' * (i % 5)}" for i in range(50)] + ["", "日本", "𝔘"])
+    write_vocabulary(tmp_path, terms)
+    monkeypatch.setattr(vocabulary, "_CHUNK", 3)
+    (tmp_path / "small").mkdir()
+    write_vocabulary(tmp_path / "small", terms)
+    for name in vocabulary.FILES:
+        assert (tmp_path / name).read_bytes() == (tmp_path / "small" / name).read_bytes(), name
+    mapped = MappedVocabulary(tmp_path / "small")
+    assert [mapped.get(t) for t in ("t7éxx", "日本", "𝔘", "t7")] == [7, 51, 52, None]
+
+
 def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(vocabulary, "term_hash", lambda term: 7)  # every term collides
     monkeypatch.setattr(vocabulary, "term_hashes", lambda terms: np.full(len(terms), 7, np.uint64))

@@ -151,3 +151,11 @@ class Verifier(Protocol):
     ) -> str:
         """``stated``, ``unstated`` or ``unverifiable`` (see :mod:`searchain.support`)."""
         ...
+
+
+def is_whole(value: object, least: int) -> bool:
+    """Whether ``value`` is a whole number (an int, not a bool) of at least ``least``.
+
+    What a count setting takes: 2.5, 1.0, True, "2" and None are not.
+    """
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least

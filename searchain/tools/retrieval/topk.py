@@ -34,6 +34,7 @@ import numpy as np
 
 from searchain.tools.retrieval.codec import decode_docs, frequency, unpack
 from searchain.tools.retrieval.compact import BLOCK, CompactPostings
+from searchain.types import is_whole
 
 
 class CompactArrays(NamedTuple):
@@ -324,7 +325,7 @@ class TopK:
     """Top-k search over one index's compact postings; safe to call from many threads."""
 
     def __init__(self, postings: CompactPostings, window: int = WINDOW) -> None:
-        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+        if not is_whole(window, 1):
             raise ValueError(f"window must be a whole number of passages, at least 1: {window!r}")
         self.window = window
         """Passages a window of the walk spans (:data:`WINDOW`; tests take small ones)."""

@@ -27,7 +27,7 @@ from typing import BinaryIO
 
 import searchain
 from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record, source_json
-from searchain.types import Passage
+from searchain.types import Passage, is_whole
 
 BATCH = 1000
 """Passages a worker encodes at a time: large enough that handing a batch over costs little."""
@@ -55,7 +55,7 @@ def worker_count(workers: int | None) -> int:
     """``workers`` checked (a whole number, 0 or more), or :func:`default_workers` for None."""
     if workers is None:
         return default_workers()
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 0:
+    if not is_whole(workers, 0):
         raise ValueError(f"workers must be a whole number, 0 or more: {workers!r}")
     return workers
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,10 +35,38 @@ def chromium(profile: Path, *, width: int = 1024, height: int = 900) -> Iterator
         f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
+    # The page's console and its network requests, read by `activity` when a wait fails.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
     driver.set_page_load_timeout(120)
     yield driver
     driver.quit()
+
+
+def activity(browser: Any, *, hosts: tuple[str, ...] = ()) -> str:
+    """What the page logged and which requests it made (to ``hosts``, else all) since last read.
+
+    Each request as ``METHOD URL -> status`` and whether it ended (``done``, ``failed: why``) or
+    is still open: a wait that fails says whether the page's request was sent and answered.
+    """
+    console = [f"console {e['level']}: {e['message'][:300]}" for e in browser.get_log("browser")]
+    requests: dict[str, list[str]] = {}
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        method, params = message.get("method", ""), message.get("params", {})
+        if method == "Network.requestWillBeSent":
+            request = params["request"]
+            if not hosts or any(host in request["url"] for host in hosts):
+                requests[params["requestId"]] = [f"{request['method']} {request['url']}", "open"]
+        elif (found := requests.get(params.get("requestId", ""))) is not None:
+            if method == "Network.responseReceived":
+                found[0] += f" -> {params['response']['status']}"
+            elif method == "Network.loadingFinished":
+                found[1] = "done"
+            elif method == "Network.loadingFailed":
+                found[1] = f"failed: {params.get('errorText', '')}"
+    sent = [f"request {what} ({state})" for what, state in requests.values()]
+    return "\n".join(console[-20:] + sent[-40:])
 
 
 WAIT = 60.0

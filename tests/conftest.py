@@ -10,6 +10,7 @@ import gc
 import importlib
 import importlib.util
 import os
+import re
 import resource
 import socket
 import subprocess
@@ -222,6 +223,30 @@ def _release_heavy_objects() -> Iterator[None]:
     yield
     cache.clear()
     gc.collect()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test that used the team server shows the end of the server's log.
+
+    The deployment lives for the whole session in a temporary folder CI does not keep: what
+    its workers did with the failed test's runs is readable only here.
+    """
+    report = yield
+    deployment = getattr(item, "funcargs", {}).get("deployment")
+    if report.failed and deployment is not None:
+        log = deployment.work / "base" / "current" / "log"
+        if log.exists():
+            text = LOG_NOISE.sub("", COLOURS.sub("", log.read_text(errors="replace")))
+            lines = [line[:400] for line in text.splitlines()[-SERVER_LOG_LINES:]]
+            report.sections.append(("team server log (last lines)", "\n".join(lines)))
+    return report
+
+
+SERVER_LOG_LINES = 200
+COLOURS = re.compile(r"\x1b\[[0-9;]*m")
+LOG_NOISE = re.compile(r" (filename|func_name|lineno|network|http)=(\{[^}]*\}+|\S+)")
+"""The fields of the server's log lines that say where in its code and how a line was logged."""
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import chromium
+from tests.browser import activity, chromium
 from tests.conftest import ROOT, require
 from tests.documents import PAINTERS, pdf_bytes
 from tests.integration.test_cli import searchain
@@ -167,11 +167,24 @@ class Chat:
         return self.driver.find_element(By.TAG_NAME, "body").text
 
     def wait_until(self, condition, what: str) -> None:
+        """Wait for ``condition(page text)``; else fail with the page, its console and requests."""
+        from selenium.common.exceptions import TimeoutException
         from selenium.webdriver.support.ui import WebDriverWait
 
-        WebDriverWait(self.driver, WAIT, poll_frequency=0.25).until(
-            lambda _: condition(self.text()), message=f"{what}; the page shows:\n{self.text()}"
-        )
+        try:
+            WebDriverWait(self.driver, WAIT, poll_frequency=0.25).until(
+                lambda _: condition(self.text())
+            )
+        except TimeoutException:
+            pytest.fail(
+                f"{what}; the page shows:\n{self.text()}\n"
+                f"its console and requests to the server:\n{self.activity()}"
+            )
+
+    def activity(self) -> str:
+        """The page's console and its requests to the API server it was opened on."""
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(self.driver.current_url).query)
+        return activity(self.driver, hosts=tuple(query.get("apiUrl", ())))
 
     def wait_for_element(self, css: str) -> None:
         from selenium.webdriver.common.by import By

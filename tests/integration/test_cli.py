@@ -158,11 +158,11 @@ def test_an_index_of_the_earlier_format_is_named_and_converted_from_the_command_
     one_line_error(asked, f"convert it with `searchain index --convert {old}`")
     converted = searchain("index", "--convert", str(old))
     assert converted.returncode == 0, converted.stderr
-    assert f"converted {old} to index format 2: 390 passages in" in converted.stderr
+    assert f"converted {old} to index format 3: 390 passages in" in converted.stderr
     verified = searchain("index", "--verify", str(old))
     assert verified.returncode == 0 and "every checksum matches" in verified.stdout
     again = searchain("index", "--convert", str(old))
-    one_line_error(again, "is already in index format 2: nothing to convert")
+    one_line_error(again, "is in index format 3, which this searchain reads: nothing to convert")
 
 
 def test_missing_reader_weights_offline(demo_index, local_llm_available):

@@ -51,8 +51,11 @@ from searchain.types import Passage
 if TYPE_CHECKING:
     from searchain.tools.retrieval.topk import TopK
 
-FORMAT = 2
-"""The index layout this release writes and reads: compact postings, compressed passages."""
+FORMAT = 3
+"""The index layout this release writes: compact postings, compressed passages in blocks of up
+to 16 (a table of each block's first passage, so an update copies the blocks it keeps)."""
+READS = (2, FORMAT)
+"""The layouts this release reads as they are (2: every passage block full but the last)."""
 CONVERTIBLE = (1,)
 """Earlier layouts ``searchain index --convert`` rewrites (1: bm25s's score matrix, JSON lines)."""
 COLD_POSTINGS = 1 << 24
@@ -243,9 +246,10 @@ class BM25Index:
                     f"{path} was written by an earlier searchain (index format {version}): "
                     f"convert it with `searchain index --convert {path}`"
                 )
-            if version != FORMAT:
+            if version not in READS:
                 raise IndexLoadError(
-                    f"{path} has index format {version}, this searchain reads {FORMAT}: "
+                    f"{path} has index format {version}, this searchain reads {READS[0]} to "
+                    f"{READS[-1]}: "
                     "rebuild it with `searchain index`"
                 )
             check_files(root, manifest.get("files", {}), full=False)

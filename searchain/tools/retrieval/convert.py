@@ -21,7 +21,7 @@ from searchain.documents.collection import Indexed
 from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.bm25 import (
     CONVERTIBLE,
-    FORMAT,
+    READS,
     BM25Index,
     IndexLoadError,
     damaged,
@@ -80,8 +80,10 @@ def convert(
             f"{path} is not a searchain index (no readable {MANIFEST}): nothing to convert"
         ) from None
     version = index_format(manifest)
-    if version == FORMAT:
-        raise ValueError(f"{path} is already in index format {FORMAT}: nothing to convert")
+    if version in READS:
+        raise ValueError(
+            f"{path} is in index format {version}, which this searchain reads: nothing to convert"
+        )
     if version not in CONVERTIBLE:
         raise IndexLoadError(
             f"{path} has index format {version}, which this searchain cannot convert: "

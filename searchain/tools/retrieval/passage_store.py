@@ -1,12 +1,17 @@
 """The passages of an index, compressed in small blocks that are read one at a time.
 
-Passages are stored as JSON lines (``{"id", "title", "text"[, "source"]}``), :data:`PER_BLOCK`
-to a block, each block one zstd frame compressed with a dictionary trained on the corpus's first
-passages: a small block compresses poorly alone (the dictionary holds what all blocks share),
-and returning a passage decompresses only its block (about 17 microseconds). Files:
+Passages are stored as JSON lines (``{"id", "title", "text"[, "source"]}``), up to
+:data:`PER_BLOCK` to a block, each block one zstd frame compressed with a dictionary trained on
+the corpus's first passages: a small block compresses poorly alone (the dictionary holds what all
+blocks share), and returning a passage decompresses only its block (about 17 microseconds).
+Files:
 
 * ``passages.zst``: the frames end to end;
 * ``passages.blocks.npy`` (int64, blocks + 1): each frame's first byte, then the file's size;
+* ``passages.firsts.npy`` (int64, blocks + 1): each block's first passage, then the count. A
+  build fills every block but the last; an update (:mod:`.update`) copies the frames of the
+  blocks it keeps whole, byte for byte, so the blocks beside a change may hold fewer. Index
+  format 2 had no such file: its blocks all held :data:`PER_BLOCK`, as this table then says;
 * ``passages.dict``: the dictionary (empty for a corpus too small to train one on).
 
 On the benchmark's synthetic 1M passages (random words: no phrase repeats) the store is 0.45 of
@@ -30,6 +35,7 @@ from searchain.types import Passage, Source
 
 STORE = "passages.zst"
 BLOCKS = "passages.blocks.npy"
+FIRSTS = "passages.firsts.npy"
 DICTIONARY = "passages.dict"
 PER_BLOCK = 16
 """Passages a block holds: 10 KB of text, decompressed in about 17 microseconds (32: 0.435 of
@@ -40,6 +46,8 @@ two cores; level 5: 0.450 at 141 MB/s; 7: 0.432 at 70 MB/s."""
 BATCH = 64 * PER_BLOCK
 """Passages compressed together once the compressor is ready: one call to zstd's threads for 64
 blocks, not one a block (an update adds a document's few passages at a time)."""
+COPY_CHUNK = 1 << 24
+"""Bytes of kept blocks read and written at a time."""
 DICTIONARY_SIZE = 1 << 20
 TRAIN_ON = 12_000
 """Passages the dictionary is trained on: the corpus's first."""
@@ -77,6 +85,8 @@ class PassageStoreWriter:
         """The dictionary to compress with; None: trained on the first :data:`TRAIN_ON`."""
         self._pending: list[bytes] = []
         self._sizes: list[int] = []
+        self._counts: list[int] = []
+        """Each written block's passages."""
         self._out = (directory / STORE).open("wb")
         self._compressor: Any = None
         self.count = 0
@@ -115,14 +125,50 @@ class PassageStoreWriter:
             data = frame.tobytes()
             self._out.write(data)
             self._sizes.append(len(data))
+        self._counts += [min(PER_BLOCK, upto - i) for i in range(0, upto, PER_BLOCK)]
+
+    def keep(self, store: PassageStore, start: int, stop: int) -> None:
+        """Passages ``start`` to ``stop`` (excluded) of ``store``, which shares the dictionary.
+
+        The blocks that hold only them are copied as they are, compressed; the passages at the
+        ends, which share a block with others, are compressed again. The passages added before
+        are written first, their last block short if they do not fill it, so a store an update
+        wrote holds short blocks beside what changed.
+        """
+        if self._dictionary is None or store.dictionary != self._dictionary:
+            raise ValueError("a passage store's blocks are kept only in one of its dictionary")
+        first = store.block_of(start)
+        if store.firsts[first] < start:
+            first += 1  # the block holding `start` holds passages before it too
+        end = store.block_of(stop - 1) + 1
+        if store.firsts[end] > stop:
+            end -= 1  # and the one holding the last passage, passages after it
+        if first >= end:
+            self.add_lines([line + b"\n" for line in store.lines(start, stop)])
+            return
+        self.add_lines([line + b"\n" for line in store.lines(start, int(store.firsts[first]))])
+        self._write(len(self._pending))
+        at, until = int(store.starts[first]), int(store.starts[end])
+        while at < until:
+            data = os.pread(store.fd, min(COPY_CHUNK, until - at), at)
+            if not data:
+                raise ValueError(f"{STORE} ends at byte {at}, before its table's {until}")
+            self._out.write(data)
+            at += len(data)
+        self._sizes += np.diff(store.starts[first : end + 1]).tolist()
+        counts = np.diff(store.firsts[first : end + 1]).tolist()
+        self._counts += counts
+        self.count += sum(counts)
+        self.add_lines([line + b"\n" for line in store.lines(int(store.firsts[end]), stop)])
 
     def close(self) -> None:
         """Write the last block and the tables."""
         self._write(len(self._pending))
         self._out.close()
-        starts = np.zeros(len(self._sizes) + 1, np.int64)
-        np.cumsum(self._sizes, out=starts[1:])
-        np.save(self.directory / BLOCKS, starts)
+        for name, sizes in ((BLOCKS, self._sizes), (FIRSTS, self._counts)):
+            table = np.zeros(len(sizes) + 1, np.int64)
+            np.cumsum(sizes, out=table[1:])
+            np.save(self.directory / name, table)
         (self.directory / DICTIONARY).write_bytes(self._dictionary or b"")
 
     def abort(self) -> None:
@@ -135,20 +181,33 @@ class PassageStore:
 
     def __init__(self, directory: Path, count: int) -> None:
         self.count = count
-        self._starts = npy.load(directory / BLOCKS, mmap=True)
+        self.starts = npy.load(directory / BLOCKS, mmap=True)
+        """Each block's first byte in the file, then the file's size."""
+        firsts = directory / FIRSTS
+        self.firsts = (
+            npy.load(firsts, mmap=True)
+            if firsts.exists()
+            else np.minimum(np.arange(len(self.starts), dtype=np.int64) * PER_BLOCK, count)
+        )
+        """Each block's first passage, then the count (made up for an index of format 2)."""
         self.dictionary = (directory / DICTIONARY).read_bytes()
         """The dictionary its blocks are compressed with (b"": none)."""
-        self._fd = os.open(directory / STORE, os.O_RDONLY)
+        self.fd = os.open(directory / STORE, os.O_RDONLY)
         # Closed when the store is collected, or at exit (a __del__ may run after `os` is gone).
-        weakref.finalize(self, os.close, self._fd)
+        weakref.finalize(self, os.close, self.fd)
         self._local = threading.local()  # a decompressor is not to be shared between threads
 
     def check(self) -> str | None:
         """What does not hold together in the tables (sizes, not contents); None if all does."""
-        blocks = -(-self.count // PER_BLOCK)
-        if len(self._starts) != blocks + 1:
-            return f"{len(self._starts) - 1} passage blocks for {self.count} passages"
-        if self._starts[0] != 0 or self._starts[-1] != os.fstat(self._fd).st_size:
+        firsts = self.firsts
+        if len(firsts) != len(self.starts) or len(firsts) < 1 + (self.count > 0):
+            return f"{len(self.starts) - 1} passage blocks, {len(firsts) - 1} block firsts"
+        if firsts[0] != 0 or firsts[-1] != self.count:
+            return f"passage blocks holding {firsts[-1] - firsts[0]} passages, not {self.count}"
+        counts = np.diff(firsts)
+        if len(counts) and (counts.min() < 1 or counts.max() > PER_BLOCK):
+            return f"a passage block of {counts.min()} or {counts.max()} passages"
+        if self.starts[0] != 0 or self.starts[-1] != os.fstat(self.fd).st_size:
             return "passage block offsets"
         return None
 
@@ -164,19 +223,31 @@ class PassageStore:
 
     def block(self, b: int) -> list[bytes]:
         """Block ``b``'s lines (without their newlines)."""
-        start, end = int(self._starts[b]), int(self._starts[b + 1])
-        data = self._decompressor().decompress(os.pread(self._fd, end - start, start))
+        start, end = int(self.starts[b]), int(self.starts[b + 1])
+        data = self._decompressor().decompress(os.pread(self.fd, end - start, start))
         lines = data.split(b"\n")
-        expected = min(PER_BLOCK, self.count - b * PER_BLOCK)
+        expected = int(self.firsts[b + 1] - self.firsts[b])
         if len(lines) != expected + 1 or lines[-1]:
             raise ValueError(f"passage block {b} holds {len(lines) - 1} lines, not {expected}")
         return lines[:-1]
 
+    def block_of(self, i: int) -> int:
+        """The block that holds passage ``i``."""
+        return int(np.searchsorted(self.firsts, i, side="right")) - 1
+
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """Passage ``i``, with ``score``."""
-        return record(self.block(i // PER_BLOCK)[i % PER_BLOCK], score)
+        b = self.block_of(i)
+        return record(self.block(b)[i - int(self.firsts[b])], score)
 
-    def lines(self) -> Iterator[bytes]:
-        """Every passage's line, in order (a block decompressed at a time)."""
-        for b in range(len(self._starts) - 1):
-            yield from self.block(b)
+    def lines(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The lines of passages ``start`` to ``end`` (excluded; None: the last), in order.
+
+        A block is decompressed at a time.
+        """
+        end = self.count if end is None else end
+        if start >= end:
+            return
+        for b in range(self.block_of(start), self.block_of(end - 1) + 1):
+            first = int(self.firsts[b])
+            yield from self.block(b)[max(start - first, 0) : end - first]

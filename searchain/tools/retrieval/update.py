@@ -9,9 +9,11 @@ old blocks decoded, kept postings renumbered, the new ones inserted where a buil
 them (documents in walk order), and every idf, length norm and block peak computed again from
 the term frequencies and passage lengths the index keeps, since BM25's statistics (passages,
 document frequencies, average length) are those of the live documents only — deleted ones count
-nowhere; the passages are compressed again with the old store's dictionary. So the result is,
-passage for passage and score for score, the index a fresh build of the same files writes (the
-tests compare them; the stored bytes differ where the fresh build trains another dictionary),
+nowhere; the passage store keeps the old compressed blocks that hold only kept passages, byte
+for byte, and compresses the rest with the old store's dictionary. So the result is, passage
+for passage and score for score, the index a fresh build of the same files writes (the tests
+compare them; the stored bytes differ: the fresh build trains another dictionary and fills
+every block),
 and it is published with the same atomic, crash-safe switch: a reader sees the old version or
 the new one, and a process killed at any moment leaves one of them, whole.
 
@@ -33,20 +35,21 @@ import numpy as np
 
 from searchain.documents.collection import Changes, Documents, Indexed
 from searchain.tools.retrieval import npy
-from searchain.tools.retrieval.bm25 import MANIFEST, BM25Index, damaged
+from searchain.tools.retrieval.bm25 import FORMAT, MANIFEST, BM25Index, damaged
 from searchain.tools.retrieval.compact import CompactPostings
 from searchain.tools.retrieval.corpus import CorpusError
 from searchain.tools.retrieval.index_files import (
     DOCUMENTS,
     LENGTHS,
     build_lock,
+    check_files,
     file_table,
     new_version,
     publish,
     recover_held,
     write_documents,
 )
-from searchain.tools.retrieval.passage_store import PassageStore, PassageStoreWriter
+from searchain.tools.retrieval.passage_store import STORE, PassageStore, PassageStoreWriter
 from searchain.tools.retrieval.segments import bm25_idf, bm25_norm
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabulary
 from searchain.types import Passage
@@ -169,12 +172,12 @@ def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     kept = remap >= 0
     all_lengths[remap[kept]] = old_lengths[kept]
     all_lengths[new_ids] = lengths
-    _write_passages(tmp, old.path, plan, lines, old.passages)
+    _write_passages(tmp, old, plan, lines)
     (tmp / "bm25").mkdir()
     _merge_postings(tmp / "bm25", old.path / "bm25", remap, new_ids, tokens, lengths, vocab,
                   all_lengths, manifest)  # fmt: skip
     write_documents(tmp, [record for record, _ in plan], all_lengths)
-    fresh = {**manifest, "passages": n_docs}
+    fresh = {**manifest, "format": FORMAT, "passages": n_docs}
     fresh["files"] = file_table(tmp, MANIFEST)
     (tmp / MANIFEST).write_text(json.dumps(fresh, indent=1))
 
@@ -227,29 +230,46 @@ def _encode(
     return np.concatenate(tokens), np.concatenate(lengths), lines
 
 
-def _write_passages(tmp: Path, old: Path, plan: Plan, lines: Sequence[bytes], n_old: int) -> None:
+def _write_passages(tmp: Path, old: _Old, plan: Plan, lines: Sequence[bytes]) -> None:
     """The passage store in the new order, compressed with the old store's dictionary.
 
-    Kept documents keep their order, so the old store is read once, front to back.
+    A run of kept passages keeps the old blocks it covers whole as they are, compressed (its
+    bytes checked against the old version's checksum first, so no damage is carried into the
+    new one); only the passages at its ends, which share a block with a changed document, and
+    the new passages are compressed again.
     """
-    store = PassageStore(old, n_old)
-    kept = store.lines()
-    at = 0  # the old store's next passage
+    check_files(old.path, {STORE: old.manifest["files"][STORE]}, full=True)
+    store = PassageStore(old.path, old.passages)
     fresh = iter(lines)
     out = PassageStoreWriter(tmp, store.dictionary)
     try:
-        for record, source in plan:
-            if isinstance(source, int):
-                for _ in range(at, source):  # a removed document's passages
-                    next(kept)
-                out.add_lines([next(kept) + b"\n" for _ in range(record.passages)])
-                at = source + record.passages
+        for source in _runs(plan):
+            if isinstance(source, range):
+                out.keep(store, source.start, source.stop)
             else:
                 out.add_lines([next(fresh) for _ in source])
         out.close()
     except BaseException:
         out.abort()
         raise
+
+
+def _runs(plan: Plan) -> Iterator[range | list[Passage]]:
+    """The plan's sources in order; adjacent kept documents make one range of old passages."""
+    run: range | None = None
+    for record, source in plan:
+        if isinstance(source, int) and run is not None and run.stop == source:
+            run = range(run.start, source + record.passages)
+            continue
+        if run is not None:
+            yield run
+            run = None
+        if isinstance(source, int):
+            run = range(source, source + record.passages)
+        else:
+            yield source
+    if run is not None:
+        yield run
 
 
 def _merge_postings(

@@ -1,9 +1,12 @@
-"""Indexes written by the release before the compact index: refused in one line that names
-``searchain index --convert``, and converted into what a fresh build of the same passages writes.
+"""Indexes written by earlier releases. Format 1 (before the compact index): refused in one line
+that names ``searchain index --convert``, and converted into what a fresh build of the same
+passages writes. Format 2 (the compact index before the table of passage blocks): read as it is,
+and updated into this release's format.
 
-``tests/data/legacy/demo-index`` is a corpus index of that format (the demo corpus, written by
+``tests/data/legacy/demo-index`` is a corpus index of format 1 (the demo corpus, written by
 0.1); ``docs-index`` a documents index of ``tests/data/legacy/docs``, written by the last release
-of format 1 (``searchain index tests/data/legacy/docs``).
+of format 1 (``searchain index tests/data/legacy/docs``). ``tests/data/legacy/format2`` holds the
+same two written by the last release of format 2 (``searchain index --demo``, and of the docs).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import pytest
 
 from searchain import demo_corpus
 from searchain.documents.collection import Documents
-from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
+from searchain.tools.retrieval.bm25 import FORMAT, BM25Index, IndexLoadError
 from searchain.tools.retrieval.convert import convert
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.update import update
@@ -44,12 +47,49 @@ def test_a_converted_corpus_index_is_what_a_fresh_build_writes(tmp_path):
     shutil.copytree(LEGACY / "demo-index", old)
     converted = convert(old)
     fresh = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "fresh")
-    assert converted.manifest["format"] == fresh.manifest["format"] == 2
+    assert converted.manifest["format"] == fresh.manifest["format"] == FORMAT
     assert converted.manifest["files"] == fresh.manifest["files"]  # byte for byte
     assert BM25Index.load(old).search_batch(QUERIES, 5) == fresh.search_batch(QUERIES, 5)
     assert "every checksum matches" in BM25Index.verify(old)
-    with pytest.raises(ValueError, match="already in index format 2: nothing to convert"):
+    with pytest.raises(
+        ValueError, match=f"is in index format {FORMAT}, which this searchain reads: nothing to"
+    ):
         convert(old)
+
+
+def test_an_index_of_format_2_is_read_as_it_is(tmp_path):
+    """Every passage, score and checksum as a fresh build's; nothing to convert."""
+    old = tmp_path / "old"
+    shutil.copytree(LEGACY / "format2" / "demo-index", old)
+    assert not (old / "passages.firsts.npy").exists()
+    index = BM25Index.load(old)
+    fresh = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "fresh")
+    assert index.search_batch(QUERIES, 5) == fresh.search_batch(QUERIES, 5)
+    assert [index.passage(i) for i in range(len(index))] == [
+        fresh.passage(i) for i in range(len(fresh))
+    ]
+    assert "every checksum matches" in BM25Index.verify(old)
+    with pytest.raises(ValueError, match="is in index format 2, which this searchain reads"):
+        convert(old)
+
+
+def test_a_documents_index_of_format_2_updates_into_this_format(tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(LEGACY / "docs", docs)
+    old = tmp_path / "old"
+    shutil.copytree(LEGACY / "format2" / "docs-index", old)
+    manifest = json.loads((old / "searchain-index.json").read_text())
+    manifest["documents"] |= {"root": str(docs), "paths": [str(docs)]}  # where they are now
+    (old / "searchain-index.json").write_text(json.dumps(manifest))
+    (docs / "new.md").write_text("# Sculptors\n\nDonatello worked in Florence.\n")
+    updated, _, changes = update(old)
+    assert changes.added == 1 and updated.manifest["format"] == FORMAT
+    fresh = BM25Index.build(Documents([docs]), tmp_path / "fresh")
+    assert [updated.passage(i) for i in range(len(updated))] == [
+        fresh.passage(i) for i in range(len(fresh))
+    ]
+    assert updated.search_batch(QUERIES, 5) == fresh.search_batch(QUERIES, 5)
+    assert "every checksum matches" in BM25Index.verify(old)
 
 
 def test_a_converted_documents_index_keeps_its_documents_and_updates(tmp_path):
@@ -82,7 +122,8 @@ def test_what_cannot_be_converted_is_said_in_one_line(tmp_path):
     (future / "searchain-index.json").write_text(json.dumps({**manifest, "format": 9}))
     with pytest.raises(IndexLoadError, match="index format 9, which this searchain cannot"):
         convert(future)
-    for neighbour in (True, 1.0, "1", 2.0, -1, None):  # only the integer 1 is format 1
+    # Only the integer 1 is format 1, and only 2 and 3 are read.
+    for neighbour in (True, 1.0, "1", 2.0, "2", 3.0, "3", 4, 0, -1, None):
         (future / "searchain-index.json").write_text(json.dumps({**manifest, "format": neighbour}))
         with pytest.raises(IndexLoadError, match="which this searchain cannot convert"):
             convert(future)

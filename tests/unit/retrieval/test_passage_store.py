@@ -1,0 +1,103 @@
+"""The passage store: blocks kept by an update are copied as they are, and read back in order."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from searchain.tools.retrieval.passage_store import (
+    FIRSTS,
+    PER_BLOCK,
+    PassageStore,
+    PassageStoreWriter,
+)
+
+
+def line(n: int) -> bytes:
+    return b'{"id": "p%d", "title": "t", "text": "passage number %d"}\n' % (n, n)
+
+
+def written(directory: Path, steps: list, source: PassageStore | None = None) -> PassageStore:
+    """A store of ``steps``: ``("add", first, count)`` new lines, ``("keep", start, stop)``
+    passages of ``source``."""
+    directory.mkdir()
+    out = PassageStoreWriter(directory, source.dictionary if source else b"")
+    for kind, a, b in steps:
+        if kind == "add":
+            out.add_lines([line(n) for n in range(a, a + b)])
+        else:
+            out.keep(source, a, b)
+    out.close()
+    return PassageStore(directory, out.count)
+
+
+def every_line(store: PassageStore) -> list[bytes]:
+    return [x + b"\n" for x in store.lines()]
+
+
+runs = st.lists(st.tuples(st.integers(0, 120), st.integers(1, 40)), min_size=1, max_size=6)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(first=st.integers(1, 120), kept=runs, again=runs, data=st.data())
+def test_kept_passages_read_back_in_order_whatever_the_blocks(tmp_path, first, kept, again, data):
+    """Two generations of updates (the second keeping runs of a store of short blocks): every
+    passage, every slice and the tables are what the steps say."""
+    directory = Path(tempfile.mkdtemp(dir=tmp_path))  # each example its own
+    source = written(directory / "a", [("add", 0, first)])
+    expected = [line(n) for n in range(first)]
+    for generation, plan in enumerate((kept, again)):
+        steps, lines, fresh = [], [], 1000 * (generation + 1)
+        for start, length in plan:
+            start, stop = min(start, len(expected) - 1), min(start + length, len(expected))
+            steps += [("keep", start, stop), ("add", fresh, 3)]
+            lines += expected[start:stop] + [line(n) for n in range(fresh, fresh + 3)]
+            fresh += 3
+        store = written(directory / f"g{generation}", steps, source)
+        assert store.check() is None
+        assert every_line(store) == lines
+        assert store.firsts[-1] == len(lines) == store.count
+        i = data.draw(st.integers(0, len(lines) - 1))
+        j = data.draw(st.integers(i, len(lines)))
+        assert [x + b"\n" for x in store.lines(i, j)] == lines[i:j]
+        assert store.passage(i).id == lines[i].split(b'"')[3].decode()
+        source, expected = store, lines
+
+
+def test_an_update_copies_the_blocks_it_keeps_byte_for_byte(tmp_path):
+    old = written(tmp_path / "old", [("add", 0, 10 * PER_BLOCK)])
+    frames = (tmp_path / "old" / "passages.zst").read_bytes()
+    # Passages 20..29 replaced: blocks 0 and 2..9 hold only kept passages.
+    new = written(tmp_path / "new", [("keep", 0, 20), ("add", 5000, 10), ("keep", 30, 160)], old)
+    copied = (tmp_path / "new" / "passages.zst").read_bytes()
+    assert copied.startswith(frames[: old.starts[1]])
+    assert copied.endswith(frames[old.starts[2] :])
+    # 16..19, the 10 new and 30..31 compressed again: here they fill one block.
+    assert new.firsts.tolist() == [0, *range(16, 161, 16)]
+    assert every_line(new) == [*map(line, range(20)), *map(line, range(5000, 5010)),
+                               *map(line, range(30, 160))]  # fmt: skip
+
+
+def test_a_store_whose_tables_disagree_is_named(tmp_path):
+    store = written(tmp_path / "s", [("add", 0, 40)])
+    assert store.check() is None
+    for table in ([0, 16, 41], [0, 16, 16, 40], [0, 20, 40], [1, 16, 40], [0, 16]):
+        np.save(tmp_path / "s" / FIRSTS, np.array(table, np.int64))
+        assert PassageStore(tmp_path / "s", 40).check() is not None, table
+
+
+def test_blocks_are_kept_only_in_a_store_of_the_same_dictionary(tmp_path):
+    source = written(tmp_path / "a", [("add", 0, 40)])
+    out = PassageStoreWriter(tmp_path, b"another dictionary")
+    with pytest.raises(ValueError, match="only in one of its dictionary"):
+        out.keep(source, 0, 40)
+    out.abort()
+    os.remove(tmp_path / "passages.zst")

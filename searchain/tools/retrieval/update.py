@@ -41,6 +41,7 @@ from searchain.tools.retrieval.corpus import CorpusError
 from searchain.tools.retrieval.index_files import (
     DOCUMENTS,
     LENGTHS,
+    IndexFilesError,
     build_lock,
     check_files,
     file_table,
@@ -115,8 +116,10 @@ def update(
         try:
             _write(tmp, old, documents, plan)
             publish(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, IndexFilesError):  # the old store, checked before it is copied
+                raise damaged(path, str(exc)) from None
             raise
     return BM25Index.load(path), documents, changes
 

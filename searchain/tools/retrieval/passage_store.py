@@ -137,6 +137,8 @@ class PassageStoreWriter:
         """
         if self._dictionary is None or store.dictionary != self._dictionary:
             raise ValueError("a passage store's blocks are kept only in one of its dictionary")
+        if start >= stop:
+            return
         first = store.block_of(start)
         if store.firsts[first] < start:
             first += 1  # the block holding `start` holds passages before it too

@@ -82,6 +82,8 @@ def test_an_update_copies_the_blocks_it_keeps_byte_for_byte(tmp_path):
     assert copied.endswith(frames[old.starts[2] :])
     # 16..19, the 10 new and 30..31 compressed again: here they fill one block.
     assert new.firsts.tolist() == [0, *range(16, 161, 16)]
+    nothing = written(tmp_path / "none", [("keep", 5, 5), ("keep", 160, 160)], old)
+    assert nothing.count == 0 and nothing.check() is None and every_line(nothing) == []
     assert every_line(new) == [*map(line, range(20)), *map(line, range(5000, 5010)),
                                *map(line, range(30, 160))]  # fmt: skip
 

@@ -14,7 +14,9 @@ drawn from the shared corpus's unigram distribution. Then, in one run:
 3. a fresh build of the final files;
 4. single-query throughput (top 10, one query at a time, the benchmark's queries: MuSiQue gold
    sub-questions and HotpotQA questions) on the updated index and on the fresh one, in
-   alternating rounds, and whether their top 10s (ids and scores) are identical.
+   alternating rounds, and whether their top 10s (ids and scores) are identical;
+5. the passage store of each: its size and blocks (an update leaves short blocks beside a
+   change).
 
 Prints figures; asserts nothing.
 """
@@ -162,6 +164,17 @@ def main() -> None:
         f"({best['updated'] / best['fresh']:.2f}×; best of {args.rounds} alternating rounds)"
     )
     print(f"top 10 identical (ids and scores): {same} of {len(queries)} queries")
+    (mb, blocks), (fresh_mb, fresh_blocks) = store_size(updated.path), store_size(fresh.path)
+    print(
+        f"passage store: updated {mb:.1f} MB in {blocks:,} blocks, fresh {fresh_mb:.1f} MB in "
+        f"{fresh_blocks:,} blocks ({mb / fresh_mb - 1:.2%} larger)"
+    )
+
+
+def store_size(version: Path) -> tuple[float, int]:
+    """The passage store's size in MB and its number of blocks."""
+    blocks = np.load(version / "passages.blocks.npy", mmap_mode="r")
+    return (version / "passages.zst").stat().st_size / 1e6, len(blocks) - 1
 
 
 if __name__ == "__main__":

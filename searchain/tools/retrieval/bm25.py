@@ -52,8 +52,7 @@ if TYPE_CHECKING:
     from searchain.tools.retrieval.topk import TopK
 
 FORMAT = 3
-"""The index layout this release writes: compact postings, compressed passages in blocks of up
-to 16 (a table of each block's first passage, so an update copies the blocks it keeps)."""
+"""The layout this release writes: compact postings, passages in compressed blocks of up to 16."""
 READS = (2, FORMAT)
 """The layouts this release reads as they are (2: every passage block full but the last)."""
 CONVERTIBLE = (1,)
@@ -249,8 +248,7 @@ class BM25Index:
             if version not in READS:
                 raise IndexLoadError(
                     f"{path} has index format {version}, this searchain reads {READS[0]} to "
-                    f"{READS[-1]}: "
-                    "rebuild it with `searchain index`"
+                    f"{READS[-1]}: rebuild it with `searchain index`"
                 )
             check_files(root, manifest.get("files", {}), full=False)
             postings = CompactPostings.load(root / "bm25", mmap=mmap)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import shutil
 import threading
 import warnings
 from pathlib import Path
@@ -158,9 +159,14 @@ def test_missing_and_damaged_indexes_get_clear_errors(index, tmp_path):
         IndexLoadError, match=r"is not a searchain index.*`searchain index CORPUS.jsonl --index"
     ):
         BM25Index.load(tmp_path / "nowhere")
+    shutil.copytree(index.path, tmp_path / "other")
     (tmp_path / "index" / "passages.blocks.npy").unlink()
     with pytest.raises(IndexLoadError, match="damaged searchain index"):
         BM25Index.load(tmp_path / "index")
+    # A format-3 index without its table of blocks is not read as a format-2 one.
+    (tmp_path / "other" / "passages.firsts.npy").unlink()
+    with pytest.raises(IndexLoadError, match=r"damaged searchain index \(passages.firsts.npy is"):
+        BM25Index.load(tmp_path / "other")
 
 
 def flip_byte(file: Path, at: int) -> None:
@@ -178,6 +184,7 @@ def flip_byte(file: Path, at: int) -> None:
         ("bm25/postings.bin", -3),  # a garbled posting
         ("bm25/block_peak.npy", -2),  # a garbled bound
         ("passages.blocks.npy", -2),
+        ("passages.firsts.npy", -2),
     ],
 )
 def test_a_damaged_index_is_refused_not_read(index, file, at):

@@ -49,7 +49,7 @@ from searchain.tools.retrieval.vocabulary import MappedVocabulary
 from searchain.types import Passage
 
 if TYPE_CHECKING:
-    from searchain.tools.retrieval.topk import TopK
+    from searchain.tools.retrieval.kernel.topk import TopK
 
 FORMAT = 3
 """The layout this release writes: compact postings, passages in compressed blocks of up to 16."""
@@ -201,7 +201,7 @@ class BM25Index:
         """The search kernel over this index's matrix, loaded once (numba: waits for it)."""
         with self._kernel_lock:
             if self._kernel is None:
-                from searchain.tools.retrieval.topk import TopK
+                from searchain.tools.retrieval.kernel.topk import TopK
 
                 kernel = TopK(self.postings)
                 kernel.search([], 1)  # the compiled kernel itself, read from numba's cache

@@ -10,7 +10,7 @@ from searchain.eval.datasets import musique_hops
 from searchain.tools.retrieval import exhaustive
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.topk import TopK
+from searchain.tools.retrieval.kernel.topk import TopK
 
 
 def test_the_numpy_scorer_answers_the_demo_questions_as_the_kernel_does(tmp_path, shared_data):

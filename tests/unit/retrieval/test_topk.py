@@ -16,8 +16,9 @@ from searchain.tools.retrieval import exhaustive
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.compact import BLOCK, CompactPostings
 from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval.kernel.maxscore import WINDOW
+from searchain.tools.retrieval.kernel.topk import TopK
 from searchain.tools.retrieval.segments import MIN_MEMORY, PostingsBuilder
-from searchain.tools.retrieval.topk import WINDOW, TopK
 
 K1, B = 1.2, 0.75
 
@@ -83,10 +84,11 @@ def test_top_k_equals_exhaustive_bm25(docs, data):
     k = data.draw(st.sampled_from([1, 3, 10]))
     # Windows of the walk: one passage, a bitmap word, not a multiple of one, all the corpus.
     window = data.draw(st.sampled_from([1, 64, 100, WINDOW]))
+    threads = data.draw(st.sampled_from([1, 2, 3, 8]))  # one query split into ranges
     with tempfile.TemporaryDirectory() as tmp:
         postings = build(Path(tmp), docs)
         held = sorted({t for t in terms if t < 10})
-        found, scores = TopK(postings, window).search(held, k)
+        found, scores = TopK(postings, window, threads, split=0).search(held, k)
         # The NumPy scorer, bit for bit, in both of its ways.
         for dense in (True, False):
             np_docs, np_scores = exhaustive.top_k(postings, held, k, dense=dense)
@@ -114,9 +116,10 @@ def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
     terms = sorted(set(data.draw(st.lists(st.integers(0, 9), min_size=1, max_size=8))))
     k = data.draw(st.sampled_from([1, 3, 10]))
     window = data.draw(st.sampled_from([1, 64, 100, WINDOW]))
+    threads = data.draw(st.sampled_from([1, 2, 3, 8]))
     with tempfile.TemporaryDirectory() as tmp:
         postings = build(Path(tmp), docs)
-        found, scores = TopK(postings, window).search(terms, k)
+        found, scores = TopK(postings, window, threads, split=0).search(terms, k)
         np_docs, np_scores = exhaustive.top_k(postings, terms, k)
         assert np_docs.tolist() == found.tolist()
         assert np_scores.tobytes() == scores.tobytes()
@@ -169,3 +172,37 @@ def test_tables_too_large_for_uint32_are_read_the_same(tmp_path):
         assert other.tolist() == found.tolist()
         assert other_scores.tobytes() == scores.tobytes()
         assert exhaustive.top_k(wide, terms, 10)[0].tolist() == found.tolist()
+
+
+@pytest.mark.parametrize("threads", [0, -1, 2.5, 2.0, True, "2"])
+def test_threads_that_are_no_whole_number_of_at_least_one_are_refused(tmp_path, threads):
+    postings = build(tmp_path, [[0, 1], [1]])
+    with pytest.raises(ValueError, match="threads must be a whole number, at least 1"):
+        TopK(postings, threads=threads)
+
+
+def test_more_threads_than_passages_search_each_passage_once(tmp_path):
+    postings = build(tmp_path, [[0, 1], [1], [1, 1]])
+    for threads in (1, 2, 3, 8):
+        found, _ = TopK(postings, threads=threads, split=0).search([1], 10)
+        assert found.tolist() == [2, 1, 0]
+    assert TopK(postings).threads >= 1  # the cores this process may run on
+
+
+def test_a_range_that_fails_in_a_helper_thread_fails_the_search(tmp_path, monkeypatch):
+    """A split query's ranges run in threads: an error in one is raised to the caller, not lost
+    with its range's passages."""
+    from searchain.tools.retrieval.kernel import maxscore
+
+    postings = build(tmp_path, [[0, 1], [1], [1, 1], [0]])
+    search_range = maxscore.search_range
+
+    def failing(p, terms, weight, rank, ub, k, window, lo, hi, shared, me):
+        if me == 1:
+            raise MemoryError("range 1")
+        return search_range(p, terms, weight, rank, ub, k, window, lo, hi, shared, me)
+
+    monkeypatch.setattr(maxscore, "search_range", failing)
+    with pytest.raises(MemoryError, match="range 1"):
+        TopK(postings, threads=2, split=0).search([0, 1], 3)
+    assert TopK(postings, threads=2, split=2).search([0], 3)[0].tolist() == [3, 0]  # not split

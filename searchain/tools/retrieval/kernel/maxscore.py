@@ -1,7 +1,7 @@
 """Top-k BM25 over the compact index's postings, compiled with numba: block-max MaxScore.
 
 A query's score for a passage is the sum of its terms' BM25 scores there, each computed from the
-posting's term frequency and the passage's length norm (:mod:`.compact`). Summing whole lists
+posting's term frequency and the passage's length norm (:mod:`..compact`). Summing whole lists
 costs the length of the query's common words' lists, which at Wikipedia's 21M passages run to
 millions.
 
@@ -20,9 +20,11 @@ long question needs: its dozen walked lists cost one pass each, not a dozen comp
 
 The result is exact (ties to the lower passage, as a stable sort gives), and the kernel needs no
 per-passage scratch memory beyond a window's. A passage that may enter the top k is scored again,
-its terms summed in float64 in ascending term order, so :mod:`.exhaustive` (plain NumPy, which
-answers while this kernel loads) gives the same floats. Batches run on every core. Kernels
-compile on first use and are cached on disk (numba's ``cache=True``).
+its terms summed in float64 in ascending term order, so :mod:`..exhaustive` (plain NumPy, which
+answers while this kernel loads) gives the same floats. The kernel searches a range of passages
+(:func:`search_range`): one query split into ranges runs them in threads at once (:mod:`.topk`),
+each pruning by the best k-th score any has found. Batches run on every core. Kernels compile
+on first use and are cached on disk (numba's ``cache=True``).
 """
 
 from __future__ import annotations
@@ -33,12 +35,11 @@ import numba
 import numpy as np
 
 from searchain.tools.retrieval.codec import decode_docs, frequency, unpack
-from searchain.tools.retrieval.compact import BLOCK, CompactPostings
-from searchain.types import is_whole
+from searchain.tools.retrieval.compact import BLOCK
 
 
 class CompactArrays(NamedTuple):
-    """:class:`.CompactPostings`'s arrays as the kernel takes them (a tuple numba can type)."""
+    """:class:`..compact.CompactPostings` as the kernel takes it (a tuple numba can type)."""
 
     data: np.ndarray
     words: np.ndarray
@@ -177,7 +178,7 @@ def _exact(
     """``doc``'s score, its terms' scores summed in float64 in the caller's (ascending) order.
 
     The walk sums in another order, which may round differently; this sum is the one
-    :mod:`.exhaustive` makes. The probed lists' scores are in ``parts`` (``parts[i]``: list
+    :mod:`..exhaustive` makes. The probed lists' scores are in ``parts`` (``parts[i]``: list
     ``i``'s, 0 where it has none); the walked lists' are looked up (a few hundred passages a
     query get this far).
     """
@@ -189,25 +190,51 @@ def _exact(
 
 
 @numba.njit(cache=True, nogil=True)
-def _top_k(
-    p: CompactArrays, terms: np.ndarray, k: int, window: int
-) -> tuple[np.ndarray, np.ndarray]:
-    # Terms by bound, lowest first; ub[i] is the most terms 0..i together can add to any
-    # document (with a margin for float rounding, so a pruned document can never tie).
+def plan(
+    p: CompactArrays, terms: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A query's terms ranked by bound, lowest first: (terms, their weights, rank, ub).
+
+    ``rank[j]`` is the caller's term ``j``'s rank; ``ub[i]`` the most terms ``0..i`` together can
+    add to any passage (with a margin for float rounding, so a pruned passage can never tie).
+    """
     m = len(terms)
     bounds = np.zeros(m)
     for i in range(m):  # each term's highest score: its blocks' highest
         for g in range(p.blocks[terms[i]], p.blocks[terms[i] + 1]):
             bounds[i] = max(bounds[i], p.peak[g])
     order = np.argsort(bounds)
-    rank = np.argsort(order)  # the caller's term j is ranked rank[j]
-    terms = terms[order]
     ub = np.empty(m)
     total = 0.0
     for i in range(m):
         total += bounds[order[i]] * (1.0 + 1e-5) + 1e-6
         ub[i] = total
-    weight = p.idf[terms]
+    return terms[order], p.idf[terms[order]], np.argsort(order), ub
+
+
+@numba.njit(cache=True, nogil=True)
+def search_range(
+    p: CompactArrays,
+    terms: np.ndarray,
+    weight: np.ndarray,
+    rank: np.ndarray,
+    ub: np.ndarray,
+    k: int,
+    window: int,
+    lo: int,
+    hi: int,
+    shared: np.ndarray,
+    me: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The best ``k`` of passages ``[lo, hi)`` (unordered; -1 where fewer), from :func:`plan`.
+
+    ``shared[me]`` is kept at this range's k-th best score, and every ``shared`` entry is read
+    as a floor: ranges searched at once in other threads prune by each other's k-th best. That
+    k-th best is of passages elsewhere, so a pruning test here must be strict — a passage that
+    only ties it may still rank first (the lower passage wins a tie); every test below is, by
+    the bounds' margin. Reading a stale floor only prunes less.
+    """
+    m = len(terms)
     c = Cursors(
         np.empty(m, np.int64),
         np.empty(m, np.int64),
@@ -218,10 +245,12 @@ def _top_k(
         np.empty((m, BLOCK), np.int64),
         np.empty((m, BLOCK), np.float32),
     )
-    for i in range(m):
-        c.g[i], c.end[i] = p.blocks[terms[i]], p.blocks[terms[i] + 1]
-        c.g[i] -= 1
+    for i in range(m):  # each list from its first passage in the range
+        first, c.end[i] = p.blocks[terms[i]], p.blocks[terms[i] + 1]
+        c.g[i] = first + np.searchsorted(p.last[first : c.end[i]], lo) - 1
         _next_block(p, c, i, terms[i])
+        while c.g[i] < c.end[i] and c.docs[i, c.at[i]] < lo:
+            c.at[i] += 1
     best_docs = np.full(k, -1, dtype=np.int64)
     best = np.full(k, -np.inf)
     low = 0
@@ -230,14 +259,18 @@ def _top_k(
     parts = np.zeros(m)
     scratch = np.empty(BLOCK, np.int64)
     essential = 0  # terms below this index are non-essential: probed, not walked
-    while essential < m:
+    floor = -np.inf  # the k-th best here or in any range beside: what a passage must beat
+    while True:
+        floor = max(floor, shared.max())
+        while essential < m and ub[essential] <= floor:
+            essential += 1
         start = _END  # the window starts at the walked lists' first passage
         for i in range(essential, m):
             if c.g[i] < c.end[i]:
                 start = min(start, c.docs[i, c.at[i]])
-        if start == _END:
+        if start >= hi:
             break
-        stop = start + window
+        stop = min(start + window, hi)
         for i in range(essential, m):  # the walked lists' postings in the window, summed
             while c.g[i] < c.end[i]:
                 doc = c.docs[i, c.at[i]]
@@ -270,7 +303,7 @@ def _top_k(
                 pruned = False
                 for i in range(probed - 1, -1, -1):
                     parts[i] = 0.0
-                    if score + ub[i] <= best[low]:
+                    if score + ub[i] <= floor:
                         pruned = True  # the rest cannot lift it past the k-th best
                         break
                     if c.g[i] < c.end[i] and p.last[c.g[i]] < doc:  # skipped, not decoded
@@ -278,7 +311,7 @@ def _top_k(
                     if c.g[i] == c.end[i]:
                         continue
                     rest = ub[i - 1] if i else 0.0
-                    if score + p.peak[c.g[i]] * (1.0 + 1e-5) + 1e-6 + rest <= best[low]:
+                    if score + p.peak[c.g[i]] * (1.0 + 1e-5) + 1e-6 + rest <= floor:
                         pruned = True  # not even this block's best posting would lift it
                         break
                     if c.loaded[i] != c.g[i]:  # passages decoded, frequencies left packed
@@ -291,64 +324,51 @@ def _top_k(
                         tf = np.float32(frequency(p.data, p.words, p.starts[c.g[i]], tf_at, at))
                         parts[i] = weight[i] * tf / (norm + tf)
                         score += parts[i]
-                if pruned or score * (1.0 + 1e-9) <= best[low]:  # summed in another order
+                if pruned or score * (1.0 + 1e-9) <= floor:  # summed in another order
                     continue
                 total = _exact(p, terms, weight, rank, probed, doc, parts, scratch)
                 if total > best[low] and total > 0.0:  # ascending: a tie keeps the earlier
                     best_docs[low], best[low] = doc, total
                     low = _lowest(best_docs, best)
-                    while essential < m and ub[essential] <= best[low]:
+                    shared[me] = best[low]
+                    floor = max(floor, best[low])
+                    while essential < m and ub[essential] <= floor:
                         essential += 1
-    keep = best_docs >= 0
-    found, scores = best_docs[keep], best[keep]
+    return best_docs, best
+
+
+@numba.njit(cache=True, nogil=True)
+def ranked(docs: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The best ``k`` of ranges' results (``docs`` -1: none), best first, a tie to the lower."""
+    keep = docs >= 0
+    found, scores = docs[keep], scores[keep]
     by_doc = np.argsort(found)
     found, scores = found[by_doc], scores[by_doc]
-    ranked = np.argsort(-scores, kind="mergesort")  # stable: equal scores stay id-ordered
+    ranked = np.argsort(-scores, kind="mergesort")[:k]  # stable: equal scores stay id-ordered
     return found[ranked].astype(np.int32), scores[ranked].astype(np.float32)
 
 
+@numba.njit(cache=True, nogil=True)
+def top_k(
+    p: CompactArrays, terms: np.ndarray, k: int, window: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The best ``k`` passages for ``terms`` (ascending, distinct), best first, in one thread."""
+    order, weight, rank, ub = plan(p, terms)
+    shared = np.full(1, -np.inf)
+    docs, scores = search_range(p, order, weight, rank, ub, k, window, 0, len(p.norm), shared, 0)
+    return ranked(docs, scores, k)
+
+
 @numba.njit(cache=True, parallel=True)
-def _top_k_batch(
+def top_k_batch(
     p: CompactArrays, flat_terms: np.ndarray, offsets: np.ndarray, k: int, window: int
 ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`top_k` of each query (``flat_terms[offsets[q]:offsets[q + 1]]``), on every core."""
     n = len(offsets) - 1
     out_docs = np.full((n, k), -1, dtype=np.int32)
     out_scores = np.zeros((n, k), dtype=np.float32)
     for q in numba.prange(n):
-        docs, scores = _top_k(p, flat_terms[offsets[q] : offsets[q + 1]], k, window)
+        docs, scores = top_k(p, flat_terms[offsets[q] : offsets[q + 1]], k, window)
         out_docs[q, : len(docs)] = docs
         out_scores[q, : len(docs)] = scores
     return out_docs, out_scores
-
-
-class TopK:
-    """Top-k search over one index's compact postings; safe to call from many threads."""
-
-    def __init__(self, postings: CompactPostings, window: int = WINDOW) -> None:
-        if not is_whole(window, 1):
-            raise ValueError(f"window must be a whole number of passages, at least 1: {window!r}")
-        self.window = window
-        """Passages a window of the walk spans (:data:`WINDOW`; tests take small ones)."""
-        self.arrays = CompactArrays(
-            np.asarray(postings.data, dtype=np.uint8),
-            np.asarray(postings.words, dtype=np.uint64),
-            np.asarray(postings.indptr),  # uint32 or int64: as written, never copied
-            np.asarray(postings.blocks),
-            np.asarray(postings.block_starts),
-            np.asarray(postings.block_last, dtype=np.int32),
-            np.asarray(postings.block_peak, dtype=np.float32),
-            np.asarray(postings.idf, dtype=np.float32),
-            np.asarray(postings.norm, dtype=np.float32),
-        )
-
-    def search(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(documents, scores) of the best ``k`` documents for one query's term ids, best first."""
-        return _top_k(self.arrays, np.asarray(sorted(set(terms)), dtype=np.int64), k, self.window)
-
-    def search_batch(self, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(documents, scores), one row per query, ``-1`` where a query has fewer than ``k``."""
-        unique = [sorted(set(terms)) for terms in queries]
-        offsets = np.zeros(len(unique) + 1, dtype=np.int64)
-        np.cumsum([len(terms) for terms in unique], out=offsets[1:])
-        flat = np.asarray([t for terms in unique for t in terms], dtype=np.int64)
-        return _top_k_batch(self.arrays, flat, offsets, k, self.window)

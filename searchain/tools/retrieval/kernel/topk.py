@@ -1,0 +1,105 @@
+"""Top-k BM25 over the compact index: a query in threads when its lists are long, or a batch.
+
+The search itself is :mod:`.maxscore`'s compiled kernel; this module decides how a query is run.
+A long query is cut into equal ranges of passages searched in threads at once (the kernel holds
+no GIL), each pruning by the best k-th score any of them has found, and their results merged:
+the answer a single thread gives, sooner. Threads are started for each query rather than kept in
+a pool, whose threads a forked child would not have; numba's own threads (``prange``) serve
+batches only, which already keep every core busy.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+from searchain.tools.retrieval.compact import CompactPostings
+from searchain.tools.retrieval.kernel import maxscore
+from searchain.tools.retrieval.kernel.maxscore import WINDOW
+from searchain.types import is_whole
+
+SPLIT = 200_000
+"""Postings a query's lists must hold before :meth:`TopK.search` splits it across threads:
+below it, starting a thread costs more than half the search saves."""
+
+
+class TopK:
+    """Top-k search over one index's compact postings; safe to call from many threads."""
+
+    def __init__(
+        self,
+        postings: CompactPostings,
+        window: int = WINDOW,
+        threads: int | None = None,
+        split: int = SPLIT,
+    ) -> None:
+        if not is_whole(window, 1):
+            raise ValueError(f"window must be a whole number of passages, at least 1: {window!r}")
+        if threads is not None and not is_whole(threads, 1):
+            raise ValueError(f"threads must be a whole number, at least 1: {threads!r}")
+        self.window = window
+        """Passages a window of the walk spans (:data:`WINDOW`; tests take small ones)."""
+        self.threads = len(os.sched_getaffinity(0)) if threads is None else threads
+        """Threads one long query is searched in, each over its share of the passages."""
+        self.split = split
+        """Postings a query's lists must hold to be split across threads (:data:`SPLIT`)."""
+        self.postings = postings
+        """The index's postings (what a query's lists hold is read from it)."""
+        self.arrays = maxscore.CompactArrays(
+            np.asarray(postings.data, dtype=np.uint8),
+            np.asarray(postings.words, dtype=np.uint64),
+            np.asarray(postings.indptr),  # uint32 or int64: as written, never copied
+            np.asarray(postings.blocks),
+            np.asarray(postings.block_starts),
+            np.asarray(postings.block_last, dtype=np.int32),
+            np.asarray(postings.block_peak, dtype=np.float32),
+            np.asarray(postings.idf, dtype=np.float32),
+            np.asarray(postings.norm, dtype=np.float32),
+        )
+
+    def search(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, scores) of the best ``k`` documents for one query's term ids, best first.
+
+        A query whose lists hold more than :attr:`split` postings is searched in
+        :attr:`threads` threads at once, each over an equal share of the passages, pruning by
+        the best k-th score any of them has found: the same answer, sooner.
+        """
+        unique = sorted(set(terms))
+        ids = np.asarray(unique, dtype=np.int64)
+        parts = min(self.threads, len(self.arrays.norm))
+        if parts <= 1 or self.postings.postings(unique) <= self.split:
+            return maxscore.top_k(self.arrays, ids, k, self.window)
+        plan = maxscore.plan(self.arrays, ids)
+        cuts = np.linspace(0, len(self.arrays.norm), parts + 1).astype(np.int64)
+        shared = np.full(parts, -np.inf)
+        found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * parts
+        failed: list[BaseException] = []
+
+        def part(j: int) -> None:
+            try:
+                found[j] = maxscore.search_range(
+                    self.arrays, *plan, k, self.window, cuts[j], cuts[j + 1], shared, j
+                )
+            except BaseException as error:  # re-raised in the caller's thread
+                failed.append(error)
+
+        helpers = [threading.Thread(target=part, args=(j,)) for j in range(1, parts)]
+        for helper in helpers:
+            helper.start()
+        part(0)
+        for helper in helpers:
+            helper.join()
+        if failed:
+            raise failed[0]
+        docs, scores = zip(*found, strict=True)  # type: ignore[misc]
+        return maxscore.ranked(np.concatenate(docs), np.concatenate(scores), k)
+
+    def search_batch(self, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, scores), one row per query, ``-1`` where a query has fewer than ``k``."""
+        unique = [sorted(set(terms)) for terms in queries]
+        offsets = np.zeros(len(unique) + 1, dtype=np.int64)
+        np.cumsum([len(terms) for terms in unique], out=offsets[1:])
+        flat = np.asarray([t for terms in unique for t in terms], dtype=np.int64)
+        return maxscore.top_k_batch(self.arrays, flat, offsets, k, self.window)

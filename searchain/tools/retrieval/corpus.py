@@ -163,11 +163,10 @@ class Corpus:
     def __iter__(self) -> Iterator[Passage]:
         ids = _IdCheck()
         for number, passage_id, title, text in self._records():
-            where = f"{self.path}:{number}"
             if not text.strip():
-                raise CorpusError(f'{where}: missing or empty "text"')
+                raise CorpusError(f'{self.path}:{number}: missing or empty "text"')
             if not passage_id:
-                raise CorpusError(f"{where}: missing id")
+                raise CorpusError(f"{self.path}:{number}: missing id")
             passage_id = clean_text(passage_id)
             ids.add(passage_id, number)
             yield Passage(passage_id, clean_text(title), clean_text(text))
@@ -222,25 +221,33 @@ class Corpus:
 
         csv.field_size_limit(sys.maxsize)
         rows = csv.reader(text_lines(), delimiter="\t")
-        header = next(rows, None)
-        columns = {name.strip().lower(): i for i, name in enumerate(header or [])}
-        if "id" not in columns or "text" not in columns:
-            raise CorpusError(
-                f"{self.path}:1: a TSV corpus starts with a header naming its columns "
-                f"(id, text, title), found {header!r}"
-            )
-        at_id, at_text, at_title = columns["id"], columns["text"], columns.get("title")
-        width = len(header or [])
-        for row in rows:
-            where = f"{self.path}:{current[0]}"
-            if not row:
-                continue
-            if len(row) != width:
+        try:
+            header = next(rows, None)
+            columns = {name.strip().lower(): i for i, name in enumerate(header or [])}
+            if "id" not in columns or "text" not in columns:
                 raise CorpusError(
-                    f"{where}: {len(row)} tab-separated fields, the header has {width}"
+                    f"{self.path}:1: a TSV corpus starts with a header naming its columns "
+                    f"(id, text, title), found {header!r}"
                 )
-            title = row[at_title] if at_title is not None else ""
-            yield current[0], row[at_id], title, row[at_text]
+            at_id, at_text, at_title = columns["id"], columns["text"], columns.get("title")
+            width = len(header or [])
+            for row in rows:
+                if not row:
+                    continue
+                if len(row) != width:
+                    raise CorpusError(
+                        f"{self.path}:{current[0]}: {len(row)} tab-separated fields, the header "
+                        f"has {width}"
+                    )
+                title = row[at_title] if at_title is not None else ""
+                yield current[0], row[at_id], title, row[at_text]
+        except csv.Error as exc:  # csv's words suit a programmer, not a corpus's owner
+            why = (
+                "a carriage return inside an unquoted field: quote the field or remove it"
+                if "new-line character" in str(exc)
+                else f"not a TSV record ({exc})"
+            )
+            raise CorpusError(f"{self.path}:{current[0]}: {why}") from None
 
     def _id_at(self, numbers: set[int]) -> dict[int, str]:
         """The ids on the given line numbers, read again from the file."""

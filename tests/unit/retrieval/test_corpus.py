@@ -111,3 +111,19 @@ def test_repeated_ids_are_found_and_a_hash_collision_is_not_one(tmp_path, monkey
         list(read_corpus(path))
     distinct = write(tmp_path / "d.tsv", tsv(rows[:3]), "")
     assert [p.id for p in read_corpus(distinct)] == ["a", "b", "c"]
+
+
+def test_a_tsv_line_csv_cannot_read_is_named_and_its_neighbours_read(tmp_path):
+    """A carriage return inside an unquoted field is no TSV record: the line is named, in one
+    line, not csv's traceback. Beside it: lines that end in one, and a quoted field that holds
+    one and a newline, are read as csv reads them."""
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes(b"id\ttext\ttitle\n1\tfine\tT\n2\tbroken\rhere\tT\n")
+    with pytest.raises(CorpusError, match=r"bad\.tsv:3: a carriage return inside an unquoted"):
+        list(read_corpus(bad))
+    good = tmp_path / "good.tsv"
+    good.write_bytes(b'id\ttext\ttitle\r\n1\tfine\tT\r\n2\t"two\r\nlines\tand a tab"\tT\n')
+    assert [(p.id, p.text) for p in read_corpus(good)] == [
+        ("1", "fine"),
+        ("2", "two\r\nlines\tand a tab"),
+    ]

@@ -62,7 +62,7 @@ K1, B, K = 1.2, 0.75, 10
 ENGINES = ("searchain", "tantivy", "tantivy-text", "pisa", "bm25s")
 SETTINGS = {
     "searchain": "embedded index, tokenizer standard, MaxScore top-k, workers: cores - 1; "
-    "a query whose lists hold over 200,000 postings searched in one thread a core",
+    "a query searched in a thread for each 100,000 postings of its lists, up to one a core",
     "searchain-one-core": "searchain's index, queried by a process held to one core (one thread)",
     "tantivy": "tantivy-py, tokenizer default, writer threads auto, TopDocs collector, ids stored",
     "tantivy-text": "as tantivy, with the passage text stored too (its doc store, zstd)",

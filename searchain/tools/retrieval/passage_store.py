@@ -20,11 +20,13 @@ the raw text; real Wikipedia text compresses to about a third.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import weakref
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +91,9 @@ class PassageStoreWriter:
         """Each written block's passages."""
         self._out = (directory / STORE).open("wb")
         self._compressor: Any = None
+        self._beside: ThreadPoolExecutor | None = None
+        self._compressing: Future[None] | None = None
+        """The batch being compressed and written beside the caller (one at a time, in order)."""
         self.count = 0
         """Passages added so far."""
 
@@ -120,12 +125,27 @@ class PassageStoreWriter:
         del self._pending[:upto]
         if not blocks:
             return
+        counts = [min(PER_BLOCK, upto - i) for i in range(0, upto, PER_BLOCK)]
+        self._wait()  # the batch before is written: batches stay in order, one held at a time
+        if self._beside is None:
+            self._beside = ThreadPoolExecutor(max_workers=1)
+        # zstd compresses without the GIL: the caller reads and hands out the next passages
+        # meanwhile (at 1M, 600 MB of text at level 6 is seconds of a build).
+        self._compressing = self._beside.submit(self._compress, blocks, counts)
+
+    def _compress(self, blocks: list[bytes], counts: list[int]) -> None:
         frames = self._compressor.multi_compress_to_buffer(blocks, threads=-1)
         for frame in frames:
             data = frame.tobytes()
             self._out.write(data)
             self._sizes.append(len(data))
-        self._counts += [min(PER_BLOCK, upto - i) for i in range(0, upto, PER_BLOCK)]
+        self._counts += counts
+
+    def _wait(self) -> None:
+        """Wait for the batch being compressed; raise what it raised (a full disk, say)."""
+        if self._compressing is not None:
+            compressing, self._compressing = self._compressing, None
+            compressing.result()
 
     def keep(self, store: PassageStore, start: int, stop: int) -> None:
         """Passages ``start`` to ``stop`` (excluded) of ``store``, which shares the dictionary.
@@ -150,6 +170,7 @@ class PassageStoreWriter:
             return
         self.add_lines([line + b"\n" for line in store.lines(start, int(store.firsts[first]))])
         self._write(len(self._pending))
+        self._wait()
         at, until = int(store.starts[first]), int(store.starts[end])
         while at < until:
             data = os.pread(store.fd, min(COPY_CHUNK, until - at), at)
@@ -166,6 +187,7 @@ class PassageStoreWriter:
     def close(self) -> None:
         """Write the last block and the tables."""
         self._write(len(self._pending))
+        self._stop()
         self._out.close()
         for name, sizes in ((BLOCKS, self._sizes), (FIRSTS, self._counts)):
             table = np.zeros(len(sizes) + 1, np.int64)
@@ -174,8 +196,23 @@ class PassageStoreWriter:
         (self.directory / DICTIONARY).write_bytes(self._dictionary or b"")
 
     def abort(self) -> None:
-        """Close the file without finishing it (its directory is being removed)."""
+        """Close the file without finishing it (its directory is being removed).
+
+        What the batch being compressed raised is dropped: the error that stopped the writing
+        is the one to report.
+        """
+        with contextlib.suppress(Exception):
+            self._stop()
         self._out.close()
+
+    def _stop(self) -> None:
+        """Wait for the last batch to be written, and end the thread that wrote it."""
+        try:
+            self._wait()
+        finally:
+            if self._beside is not None:
+                self._beside.shutdown()
+                self._beside = None
 
 
 class PassageStore:

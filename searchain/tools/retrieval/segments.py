@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 import os
 from array import array
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -181,11 +182,15 @@ class PostingsBuilder:
         )
         bounds = self._ranges(writer.indptr)
         cuts = [self._cuts(i, bounds) for i in range(self.segments)]
-        for r, (t0, t1) in enumerate(itertools.pairwise(bounds)):
-            docs, tfs = self._merge_range([c[r : r + 2] for c in cuts], writer.indptr, t0, t1)
-            writer.add(t0, t1, docs, tfs)
-        writer.close()
-        write_vocabulary(directory, self.vocab.utf8())
+        # The vocabulary (Python: hashing every term) is written while the merge (compiled code,
+        # without the GIL) runs: at 1M, 2.9 s that would otherwise follow it.
+        with ThreadPoolExecutor(max_workers=1) as beside:
+            vocabulary = beside.submit(write_vocabulary, directory, self.vocab.utf8())
+            for r, (t0, t1) in enumerate(itertools.pairwise(bounds)):
+                docs, tfs = self._merge_range([c[r : r + 2] for c in cuts], writer.indptr, t0, t1)
+                writer.add(t0, t1, docs, tfs)
+            writer.close()
+            vocabulary.result()
         for i in range(self.segments):
             for part in ("docs", "tfs", "terms", "starts"):
                 self._segment(i, part).unlink()

@@ -103,3 +103,41 @@ def test_blocks_are_kept_only_in_a_store_of_the_same_dictionary(tmp_path):
         out.keep(source, 0, 40)
     out.abort()
     os.remove(tmp_path / "passages.zst")
+
+
+class FullDisk:
+    """A store file that takes ``room`` bytes, then fails as a full disk does."""
+
+    def __init__(self, room: int) -> None:
+        self.room, self.closed = room, False
+
+    def write(self, data: bytes) -> int:
+        if len(data) > self.room:
+            raise OSError(28, "No space left on device")
+        self.room -= len(data)
+        return len(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_batch_that_fails_while_compressed_beside_the_caller_is_raised_not_lost(tmp_path):
+    """Batches are compressed and written in a thread beside the caller: a full disk there is
+    raised to the caller (by the next batch or by close), and abort drops it, closing the file."""
+    for finish in ("add", "close"):
+        out = PassageStoreWriter(tmp_path, b"")
+        full = FullDisk(room=0)
+        out._out.close()
+        out._out = full
+        out.add_lines([line(n) for n in range(2000)])  # whole batches handed to the thread
+        with pytest.raises(OSError, match="No space left"):
+            if finish == "add":
+                out.add_lines([line(n) for n in range(2000, 4000)])
+            out.close()
+        out.abort()  # what a build does next: nothing more raised, the file closed
+        assert full.closed
+    roomy = PassageStoreWriter(tmp_path, b"")  # beside it: enough room, every batch written
+    roomy.add_lines([line(n) for n in range(4000)])
+    roomy.close()
+    store = PassageStore(tmp_path, roomy.count)
+    assert every_line(store) == [line(n) for n in range(4000)]

@@ -111,3 +111,17 @@ def test_segments_and_ranges_stop_at_their_caps_whatever_the_budget(tmp_path, mo
         assert (capped.path / "bm25" / name).read_bytes() == (
             whole.path / "bm25" / name
         ).read_bytes(), name
+
+
+def test_a_vocabulary_that_fails_beside_the_merge_fails_the_build(tmp_path, monkeypatch):
+    """The vocabulary is written in a thread while the postings merge: what it raises (a full
+    disk) stops the build, and nothing is published."""
+    from searchain.tools.retrieval import segments
+
+    def full_disk(directory, terms):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(segments, "write_vocabulary", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        BM25Index.build(read_corpus(demo_corpus()), tmp_path / "index")
+    assert not (tmp_path / "index").exists()

@@ -181,6 +181,38 @@ def test_threads_that_are_no_whole_number_of_at_least_one_are_refused(tmp_path, 
         TopK(postings, threads=threads)
 
 
+@pytest.mark.parametrize("split", [-1, 2.5, 2.0, True, "2", None])
+def test_a_split_that_is_no_whole_number_of_postings_is_refused(tmp_path, split):
+    postings = build(tmp_path, [[0, 1], [1]])
+    with pytest.raises(ValueError, match="split must be a whole number of postings, 0 or more"):
+        TopK(postings, split=split)
+
+
+def test_a_query_gets_a_thread_for_each_split_postings_up_to_its_threads(tmp_path, monkeypatch):
+    from searchain.tools.retrieval.kernel import maxscore
+
+    postings = build(tmp_path, [[0, 1], [1], [1, 1], [0], [1]])  # term 1: 4 postings
+    ranges: list[tuple[int, int]] = []
+    search_range = maxscore.search_range
+
+    def recorded(p, terms, weight, rank, ub, k, window, lo, hi, shared, me):
+        ranges.append((lo, hi))
+        return search_range(p, terms, weight, rank, ub, k, window, lo, hi, shared, me)
+
+    monkeypatch.setattr(maxscore, "search_range", recorded)
+    for threads, split, expected in [
+        (8, 2, [(0, 2), (2, 5)]),  # 4 postings, 2 a thread: 2 threads of the 8
+        (8, 1, [(0, 1), (1, 2), (2, 3), (3, 5)]),
+        (3, 1, [(0, 1), (1, 3), (3, 5)]),  # no more than its threads
+        (8, 0, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]),  # 0: every thread, a passage each
+        (8, 3, []),  # one thread: the whole-index kernel, no ranges
+        (1, 1, []),
+    ]:
+        ranges.clear()
+        found, _ = TopK(postings, threads=threads, split=split).search([1], 10)
+        assert sorted(ranges) == expected and found.tolist() == [2, 1, 4, 0]  # a tie: 1 first
+
+
 def test_more_threads_than_passages_search_each_passage_once(tmp_path):
     postings = build(tmp_path, [[0, 1], [1], [1, 1]])
     for threads in (1, 2, 3, 8):

@@ -183,7 +183,7 @@ class PostingsBuilder:
         bounds = self._ranges(writer.indptr)
         cuts = [self._cuts(i, bounds) for i in range(self.segments)]
         # The vocabulary (Python: hashing every term) is written while the merge (compiled code,
-        # without the GIL) runs: at 1M, 2.9 s that would otherwise follow it.
+        # without the GIL) runs: at 1M, the two take 5.2 s together, 5.8 s one after the other.
         with ThreadPoolExecutor(max_workers=1) as beside:
             vocabulary = beside.submit(write_vocabulary, directory, self.vocab.utf8())
             for r, (t0, t1) in enumerate(itertools.pairwise(bounds)):

@@ -97,7 +97,7 @@ class TopK:
             helper.join()
         if failed:
             raise failed[0]
-        docs, scores = zip(*found, strict=True)  # type: ignore[misc]
+        docs, scores = zip(*found, strict=True)
         return maxscore.ranked(np.concatenate(docs), np.concatenate(scores), k)
 
     def search_batch(self, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -121,6 +121,9 @@ def test_a_tsv_line_csv_cannot_read_is_named_and_its_neighbours_read(tmp_path):
     bad.write_bytes(b"id\ttext\ttitle\n1\tfine\tT\n2\tbroken\rhere\tT\n")
     with pytest.raises(CorpusError, match=r"bad\.tsv:3: a carriage return inside an unquoted"):
         list(read_corpus(bad))
+    header = write(tmp_path / "header.tsv", b"id\ttext\rx\ttitle\n1\tfine\tT\n", ".gz")
+    with pytest.raises(CorpusError, match=r"header\.tsv\.gz:1: a carriage return inside an"):
+        list(read_corpus(header))  # the header's line too, and through a compressed stream
     good = tmp_path / "good.tsv"
     good.write_bytes(b'id\ttext\ttitle\r\n1\tfine\tT\r\n2\t"two\r\nlines\tand a tab"\tT\n')
     assert [(p.id, p.text) for p in read_corpus(good)] == [

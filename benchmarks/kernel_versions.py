@@ -1,8 +1,8 @@
 """The search kernel of an earlier commit against this one, in one process, queries timed in turn.
 
-Loads ``searchain/tools/retrieval/topk.py`` as it was at ``--before`` (a commit before the kernel
-moved to ``kernel/``; it must still import against this tree's codec) beside this tree's
-:class:`TopK`, in one thread and in a thread a core, and times each query with each in turn —
+Loads the kernel as it was at ``--before`` (``topk.py``, or ``kernel/`` once it moved there; it
+must still import against this tree's codec) beside this tree's :class:`TopK`, each in one
+thread and in a thread a core where it has threads, and times each query with each in turn —
 two passes over the queries, after five to warm up — so the machine's mood falls on all alike.
 Every answer must equal the earlier kernel's, float for float:
 
@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.kernel.topk import TopK
@@ -28,22 +31,48 @@ from searchain.tools.retrieval.kernel.topk import TopK
 HERE = Path(__file__).resolve().parent
 
 
-def earlier_topk(commit: str, folder: Path) -> type:
-    """``TopK`` of ``topk.py`` at ``commit``, loaded as a module of its own."""
-    source = subprocess.run(
-        ["git", "show", f"{commit}:searchain/tools/retrieval/topk.py"],
-        cwd=HERE,
-        capture_output=True,
-        check=True,
-        text=True,
-    ).stdout
-    path = folder / f"topk_{commit}.py"
+def _show(commit: str, path: str) -> str | None:
+    """``path`` as it was at ``commit``, or None where it did not exist."""
+    shown = subprocess.run(
+        ["git", "show", f"{commit}:{path}"], cwd=HERE, capture_output=True, text=True
+    )
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def _module(name: str, source: str, folder: Path) -> ModuleType:
+    path = folder / f"{name}.py"
     path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # numba's cache and dataclasses look a module up by name
     spec.loader.exec_module(module)
-    return module.TopK
+    return module
+
+
+def earlier_topk(commit: str, folder: Path) -> type:
+    """``TopK`` as it was at ``commit``, its kernel loaded as modules of their own.
+
+    Before the kernel moved to ``kernel/`` it was one file, ``topk.py``; after, ``topk.py``
+    imports ``maxscore.py`` beside it, whose earlier version is loaded in its place.
+    """
+    tag = commit[:12]
+    old = _show(commit, "searchain/tools/retrieval/topk.py")
+    if old is not None:
+        return _module(f"topk_{tag}", old, folder).TopK
+    kernel = _show(commit, "searchain/tools/retrieval/kernel/maxscore.py")
+    topk = _show(commit, "searchain/tools/retrieval/kernel/topk.py")
+    if kernel is None or topk is None:
+        raise SystemExit(f"{commit} has no kernel this script knows how to load")
+    _module(f"maxscore_{tag}", kernel, folder)
+    topk = topk.replace(
+        "from searchain.tools.retrieval.kernel import maxscore\n",
+        f"import maxscore_{tag} as maxscore\n",
+    ).replace(
+        "from searchain.tools.retrieval.kernel.maxscore import WINDOW\n",
+        f"from maxscore_{tag} import WINDOW\n",
+    )
+    return _module(f"topk_{tag}", topk, folder).TopK
 
 
 def main() -> None:
@@ -55,11 +84,15 @@ def main() -> None:
     index = BM25Index.load(args.index)
     terms = [index.terms(q) for q in json.loads(Path(args.queries).read_text())]
     with tempfile.TemporaryDirectory() as folder:
-        kernels = {
-            f"kernel of {args.before}": earlier_topk(args.before, Path(folder))(index.postings),
-            "this kernel, one thread": TopK(index.postings, threads=1),
-            "this kernel, a thread a core": TopK(index.postings),
-        }
+        earlier = earlier_topk(args.before, Path(folder))
+        kernels = {f"kernel of {args.before}": earlier(index.postings)}
+        if "threads" in inspect.signature(earlier).parameters:  # it searches in threads too
+            kernels = {
+                f"kernel of {args.before}, one thread": earlier(index.postings, threads=1),
+                f"kernel of {args.before}, a thread a core": earlier(index.postings),
+            }
+        kernels["this kernel, one thread"] = TopK(index.postings, threads=1)
+        kernels["this kernel, a thread a core"] = TopK(index.postings)
         for query in terms[:5]:
             for kernel in kernels.values():
                 kernel.search(query, 10)

@@ -40,7 +40,12 @@ BACKENDS = ("embedded", "elasticsearch")
 IndexOption = Annotated[
     Path, typer.Option("--index", envvar="SEARCHAIN_INDEX", help="Embedded index directory.")
 ]
-BackendOption = Annotated[str, typer.Option(help="embedded (bm25s, no server) or elasticsearch.")]
+BackendOption = Annotated[
+    str,
+    typer.Option(
+        help="embedded (searchain's own BM25 index in a directory, no server) or elasticsearch."
+    ),
+]
 EsUrlOption = Annotated[
     str, typer.Option("--es-url", help="Elasticsearch URL (default: ES_URL, then localhost:9200).")
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import shutil
 import threading
 import warnings
@@ -211,6 +212,20 @@ def test_empty_corpus_is_an_error(tmp_path):
     corpus = write_corpus(tmp_path / "empty.jsonl", ["", "  "])
     with pytest.raises(CorpusError, match="no passages"):
         BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    assert not (tmp_path / "index").exists()
+
+
+def test_a_corpus_of_a_header_alone_is_named_in_its_error(tmp_path):
+    """A TSV whose header has no record under it was "the corpus has no passages", no file named
+    (a corpus of blank lines named its file); passages given as a list have no file to name."""
+    header = tmp_path / "header.tsv"
+    header.write_text("id\ttext\ttitle\n", encoding="utf-8")
+    with pytest.raises(
+        CorpusError, match=rf"^{re.escape(str(header))}: the corpus has no passages"
+    ):
+        BM25Index.build(read_corpus(header), tmp_path / "index")
+    with pytest.raises(CorpusError, match=r"^the corpus has no passages$"):
+        BM25Index.build([], tmp_path / "index")
     assert not (tmp_path / "index").exists()
 
 

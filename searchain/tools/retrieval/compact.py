@@ -36,6 +36,10 @@ PAD = 8
 POSTINGS = "postings.bin"
 ARRAYS = ("indptr", "blocks", "block_starts", "block_last", "block_peak", "idf")
 NORM = "norm.npy"
+CHUNK = 128
+"""Blocks :meth:`CompactPostings.term` decodes at a time (16,384 postings)."""
+_WITHIN = np.tile(np.arange(BLOCK, dtype=np.int64), CHUNK)
+"""Each posting's place in its block, for a chunk of whole blocks."""
 
 
 def narrowed(offsets: np.ndarray) -> np.ndarray:
@@ -106,7 +110,12 @@ class CompactPostings:
         return sum(int(self.indptr[t + 1] - self.indptr[t]) for t in terms)
 
     def term(self, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """Term ``t``'s passages (int64, ascending) and frequencies (float32), decoded in NumPy."""
+        """Term ``t``'s passages (int64, ascending) and frequencies (float32), decoded in NumPy.
+
+        :data:`CHUNK` blocks at a time: each step's arrays then stay in the cache and are
+        reused by the allocator, where a long list's whole-length temporaries cost a page
+        fault every 4 KiB (a first search's 2M postings at 1M passages: 50 ms, not 95).
+        """
         first, end = int(self.indptr[t]), int(self.indptr[t + 1])
         g0, g1 = int(self.blocks[t]), int(self.blocks[t + 1])
         n = end - first
@@ -116,30 +125,52 @@ class CompactPostings:
         counts[-1] = n - BLOCK * (g1 - g0 - 1)
         starts = np.asarray(self.block_starts[g0:g1], np.int64)
         gap_bits = self.data[starts].astype(np.int64)
-        tf_bits = self.data[starts + 1].astype(np.int64)
-        block = np.repeat(np.arange(g1 - g0), counts)
-        within = np.arange(n) - np.repeat(np.cumsum(counts) - counts, counts)
-        gaps = _unpack(self.data, starts + HEADER, gap_bits, block, within) + 1
-        tf_at = starts + HEADER + (counts * gap_bits + 7) // 8
-        tfs = _unpack(self.data, tf_at, tf_bits, block, within) + 1
+        gaps = _Packed(starts + HEADER, gap_bits)
+        tfs = _Packed(starts + HEADER + (counts * gap_bits + 7) // 8, self.data[starts + 1])
+        words = np.ndarray((len(self.data) - PAD + 1,), "<u8", buffer=self.data, strides=(1,))
+        docs, frequencies = np.empty(n, np.int64), np.empty(n, np.float32)
+        for c in range(0, g1 - g0, CHUNK):
+            block = np.repeat(np.arange(c, min(c + CHUNK, g1 - g0)), counts[c : c + CHUNK])
+            here = slice(c * BLOCK, c * BLOCK + len(block))
+            within = _WITHIN[: len(block)]
+            docs[here] = gaps.unpack(words, block, within).view(np.int64)
+            frequencies[here] = tfs.unpack(words, block, within) + np.uint64(1)
         # A gap counts from the passage before, across blocks too: one running sum.
-        return np.cumsum(gaps) - 1, tfs.astype(np.float32)
+        docs += 1
+        np.cumsum(docs, out=docs)
+        docs -= 1
+        return docs, frequencies
 
     def scores(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Term ``t``'s passages and their BM25 scores (float32), as the build computes them."""
         docs, tfs = self.term(t)
-        return docs, self.idf[t] * tfs / (self.norm[docs] + tfs)
+        scores = np.empty(len(docs), np.float32)
+        idf = self.idf[t]
+        for c in range(0, len(docs), CHUNK * BLOCK):  # in the cache, as :meth:`term` decodes
+            here = slice(c, c + CHUNK * BLOCK)
+            scores[here] = idf * tfs[here] / (self.norm[docs[here]] + tfs[here])
+        return docs, scores
 
 
-def _unpack(
-    data: np.ndarray, starts: np.ndarray, widths: np.ndarray, block: np.ndarray, within: np.ndarray
-) -> np.ndarray:
-    """Values ``within`` each ``block`` packed at ``widths[block]`` bits from ``starts[block]``."""
-    width = widths[block]
-    bit = within * width
-    byte = starts[block] + (bit >> 3)
-    # Each value lies in the 8 bytes from its first (7 + 32 bits at most): the data seen as
-    # little-endian 8-byte integers starting at every byte, gathered in one step.
-    words = np.ndarray((len(data) - PAD + 1,), "<u8", buffer=data, strides=(1,))
-    x = words[byte].astype(np.int64)
-    return (x >> (bit & 7)) & ((np.int64(1) << width) - 1)
+class _Packed:
+    """One kind of value (gaps or frequencies) of a term's blocks, each block's at its width."""
+
+    def __init__(self, starts: np.ndarray, widths: np.ndarray) -> None:
+        self.starts = starts
+        """Each block's first byte of these values."""
+        self.widths = widths.astype(np.int64)
+        """Each block's bits a value."""
+        self.masks = (np.uint64(1) << widths.astype(np.uint64)) - np.uint64(1)
+        """Each block's value mask."""
+
+    def unpack(self, words: np.ndarray, block: np.ndarray, within: np.ndarray) -> np.ndarray:
+        """The values ``within`` each ``block`` (uint64).
+
+        ``words`` is the data seen as little-endian 8-byte integers starting at every byte:
+        each value lies in the 8 bytes from its first (7 + 32 bits at most).
+        """
+        bit = within * self.widths[block]
+        values = words[self.starts[block] + (bit >> 3)]
+        values >>= (bit & 7).astype(np.uint64)
+        values &= self.masks[block]
+        return values

@@ -6,13 +6,14 @@ import math
 import tempfile
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval import exhaustive
+from searchain.tools.retrieval import compact, exhaustive
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.compact import BLOCK, CompactPostings
 from searchain.tools.retrieval.corpus import read_corpus
@@ -117,10 +118,13 @@ def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
     k = data.draw(st.sampled_from([1, 3, 10]))
     window = data.draw(st.sampled_from([1, 64, 100, WINDOW]))
     threads = data.draw(st.sampled_from([1, 2, 3, 8]))
+    # The NumPy decoder's chunks of blocks: one a block, a few, and the default (one chunk).
+    chunk = data.draw(st.sampled_from([1, 2, 3, compact.CHUNK]))
     with tempfile.TemporaryDirectory() as tmp:
         postings = build(Path(tmp), docs)
         found, scores = TopK(postings, window, threads, split=0).search(terms, k)
-        np_docs, np_scores = exhaustive.top_k(postings, terms, k)
+        with mock.patch.object(compact, "CHUNK", chunk):
+            np_docs, np_scores = exhaustive.top_k(postings, terms, k)
         assert np_docs.tolist() == found.tolist()
         assert np_scores.tobytes() == scores.tobytes()
 

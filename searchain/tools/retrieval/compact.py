@@ -114,7 +114,7 @@ class CompactPostings:
 
         :data:`CHUNK` blocks at a time: each step's arrays then stay in the cache and are
         reused by the allocator, where a long list's whole-length temporaries cost a page
-        fault every 4 KiB (a first search's 2M postings at 1M passages: 50 ms, not 95).
+        fault every 4 KiB (a first search's 2M postings at 1M passages: 64 ms, not 91).
         """
         first, end = int(self.indptr[t]), int(self.indptr[t + 1])
         g0, g1 = int(self.blocks[t]), int(self.blocks[t + 1])

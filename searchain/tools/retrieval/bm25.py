@@ -361,9 +361,8 @@ class BM25Index:
                     matrix.add(tokens, batch.lengths)
                     if progress:
                         progress(matrix.n_docs)
-                if not matrix.n_docs:  # a TSV header alone, say: name the file, as a bad line is
-                    where = f"{passages.path}: " if isinstance(passages, Corpus) else ""
-                    raise CorpusError(f"{where}the corpus has no passages")
+                if not matrix.n_docs:  # a corpus file says so itself, naming the file
+                    raise CorpusError("the corpus has no passages")
                 store.close()
                 if stage:
                     stage(

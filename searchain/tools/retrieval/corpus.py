@@ -170,6 +170,8 @@ class Corpus:
             passage_id = clean_text(passage_id)
             ids.add(passage_id, number)
             yield Passage(passage_id, clean_text(title), clean_text(text))
+        if not ids:  # a TSV header alone, say: every reader of the corpus is told which file
+            raise CorpusError(f"{self.path}: the corpus has no passages")
         repeat = ids.first_repeat(self._id_at)
         if repeat is not None:
             passage_id, first, again = repeat
@@ -271,6 +273,9 @@ class _IdCheck:
     def __init__(self) -> None:
         self._hashes = array("Q")
         self._lines = array("q")
+
+    def __len__(self) -> int:
+        return len(self._lines)
 
     def add(self, passage_id: str, line: int) -> None:
         self._hashes.append(id_hash(passage_id))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,23 @@ def test_a_tsv_line_csv_cannot_read_is_named_and_its_neighbours_read(tmp_path):
         ("1", "fine"),
         ("2", "two\r\nlines\tand a tab"),
     ]
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("header.tsv", b"id\ttext\ttitle\n"),
+        ("header-blank.tsv", b"id\ttext\ttitle\n\n\n"),
+        ("header.tsv.gz", gzip.compress(b"id\ttext\ttitle\n")),
+        ("header.tsv.bz2", bz2.compress(b"id\ttext\ttitle\n")),
+        ("header.tsv.zst", zstandard.ZstdCompressor().compress(b"id\ttext\ttitle\n")),
+        ("blank.jsonl", b"\n  \n"),
+    ],
+)
+def test_a_corpus_of_no_passage_names_its_file_to_every_reader(tmp_path, name, content):
+    """A header alone was "the corpus has no passages", no file named, and only the embedded
+    build said even that; the corpus now says it, so the Elasticsearch load hears it too."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(CorpusError, match=rf"^{re.escape(str(path))}: the corpus has no passages$"):
+        list(read_corpus(path))

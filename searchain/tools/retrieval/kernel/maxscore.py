@@ -29,28 +29,19 @@ on first use and are cached on disk (numba's ``cache=True``).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numba
 import numpy as np
 
-from searchain.tools.retrieval.codec import decode_docs, frequency, unpack
+from searchain.tools.retrieval.codec import frequency
 from searchain.tools.retrieval.compact import BLOCK
-
-
-class CompactArrays(NamedTuple):
-    """:class:`..compact.CompactPostings` as the kernel takes it (a tuple numba can type)."""
-
-    data: np.ndarray
-    words: np.ndarray
-    indptr: np.ndarray
-    blocks: np.ndarray
-    starts: np.ndarray
-    last: np.ndarray
-    peak: np.ndarray
-    idf: np.ndarray
-    norm: np.ndarray
-
+from searchain.tools.retrieval.kernel.lists import (
+    CompactArrays,
+    Cursors,
+    load_block,
+    next_block,
+    score_at,
+    sum_window,
+)
 
 _END = np.iinfo(np.int64).max  # past every document: a list walked to its end
 
@@ -94,77 +85,6 @@ def _lowest(best_docs: np.ndarray, best: np.ndarray) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _load(p: CompactArrays, term: int, g: int, docs: np.ndarray) -> tuple[int, int]:
-    """Decode block ``g`` of ``term``'s passages into ``docs``.
-
-    Returns how many it holds, and where its frequencies start: the caller decodes all of them,
-    or only the one it needs.
-    """
-    first = p.blocks[term]
-    n = min(BLOCK, p.indptr[term + 1] - p.indptr[term] - (g - first) * BLOCK)
-    before = p.last[g - 1] if g > first else -1
-    return n, decode_docs(p.data, p.words, p.starts[g], n, before, docs)
-
-
-@numba.njit(cache=True, nogil=True)
-def _walk(
-    p: CompactArrays, term: int, g: int, docs: np.ndarray, tfs: np.ndarray
-) -> tuple[int, int]:
-    """Decode block ``g`` of ``term`` whole (a list walked: every frequency is needed).
-
-    Returns what :func:`_load` does.
-    """
-    n, at = _load(p, term, g, docs)
-    unpack(p.words, at, n, p.data[p.starts[g] + 1], tfs, 1)
-    return n, at
-
-
-class Cursors(NamedTuple):
-    """Where each of a query's lists stands (row ``i``: the term ranked ``i`` by its bound)."""
-
-    g: np.ndarray
-    """Its current block (``end`` once the list is walked to its end)."""
-    end: np.ndarray
-    """The block after its last."""
-    loaded: np.ndarray
-    """The block decoded into its row of ``docs`` (-1: none)."""
-    held: np.ndarray
-    """How many postings that block holds."""
-    at: np.ndarray
-    """The current posting within it."""
-    tf_at: np.ndarray
-    """Where that block's packed frequencies start (a probe reads one of them)."""
-    docs: np.ndarray
-    """The decoded block's passages."""
-    tfs: np.ndarray
-    """The decoded block's frequencies (a walked list's only: a probe leaves them packed)."""
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _next_block(p: CompactArrays, c: Cursors, i: int, term: int) -> None:
-    """Move list ``i``'s walk to its next block, decoded whole."""
-    c.g[i] += 1
-    if c.g[i] < c.end[i]:
-        c.held[i], c.tf_at[i] = _walk(p, term, c.g[i], c.docs[i], c.tfs[i])
-        c.loaded[i], c.at[i] = c.g[i], 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _score_at(p: CompactArrays, term: int, weight: float, doc: int, scratch: np.ndarray) -> float:
-    """``term``'s score for ``doc`` (0 if absent): its block found by last passage, decoded."""
-    first, after = p.blocks[term], p.blocks[term + 1]
-    g = first + np.searchsorted(p.last[first:after], doc)
-    if g == after:
-        return 0.0
-    n, tf_at = _load(p, term, g, scratch)
-    i = np.searchsorted(scratch[:n], doc)
-    if scratch[i] != doc:
-        return 0.0
-    tf = np.float32(frequency(p.data, p.words, p.starts[g], tf_at, i))
-    return weight * tf / (p.norm[doc] + tf)
-
-
-@numba.njit(cache=True, nogil=True)
 def _exact(
     p: CompactArrays,
     terms: np.ndarray,
@@ -185,7 +105,7 @@ def _exact(
     total = 0.0
     for j in range(len(terms)):
         i = rank[j]
-        total += parts[i] if i < probed else _score_at(p, terms[i], weight[i], doc, scratch)
+        total += parts[i] if i < probed else score_at(p, terms[i], weight[i], doc, scratch)
     return total
 
 
@@ -248,7 +168,7 @@ def search_range(
     for i in range(m):  # each list from its first passage in the range
         first, c.end[i] = p.blocks[terms[i]], p.blocks[terms[i] + 1]
         c.g[i] = first + np.searchsorted(p.last[first : c.end[i]], lo) - 1
-        _next_block(p, c, i, terms[i])
+        next_block(p, c, i, terms[i])
         while c.g[i] < c.end[i] and c.docs[i, c.at[i]] < lo:
             c.at[i] += 1
     best_docs = np.full(k, -1, dtype=np.int64)
@@ -272,17 +192,7 @@ def search_range(
             break
         stop = min(start + window, hi)
         for i in range(essential, m):  # the walked lists' postings in the window, summed
-            while c.g[i] < c.end[i]:
-                doc = c.docs[i, c.at[i]]
-                if doc >= stop:
-                    break
-                tf = c.tfs[i, c.at[i]]
-                slot = doc - start
-                acc[slot] += weight[i] * tf / (p.norm[doc] + tf)
-                hits[slot >> 6] |= np.uint64(1) << np.uint64(slot & 63)
-                c.at[i] += 1
-                if c.at[i] == c.held[i]:
-                    _next_block(p, c, i, terms[i])
+            sum_window(p, c, i, terms[i], weight[i], start, stop, acc, hits)
         # Lists that turn non-essential in this window were walked through it already.
         probed = essential
         for h in range(len(hits)):  # the window's passages, ascending
@@ -295,7 +205,6 @@ def search_range(
                 score = acc[slot]
                 acc[slot] = 0.0
                 doc = start + slot
-                norm = p.norm[doc]
                 # The probed lists, best bound first: a probe skips blocks by their last
                 # passage without decoding them, stops at a block whose peak cannot lift the
                 # passage past the k-th best, and decodes a block's passages only, reading
@@ -315,14 +224,14 @@ def search_range(
                         pruned = True  # not even this block's best posting would lift it
                         break
                     if c.loaded[i] != c.g[i]:  # passages decoded, frequencies left packed
-                        c.held[i], c.tf_at[i] = _load(p, terms[i], c.g[i], c.docs[i])
+                        c.held[i], c.tf_at[i] = load_block(p, terms[i], c.g[i], c.docs[i])
                         c.loaded[i], c.at[i] = c.g[i], 0
                     while c.docs[i, c.at[i]] < doc:
                         c.at[i] += 1
                     if c.docs[i, c.at[i]] == doc:
                         tf_at, at = c.tf_at[i], c.at[i]
                         tf = np.float32(frequency(p.data, p.words, p.starts[c.g[i]], tf_at, at))
-                        parts[i] = weight[i] * tf / (norm + tf)
+                        parts[i] = weight[i] * tf / (p.norm_table[p.norm_code[doc]] + tf)
                         score += parts[i]
                 if pruned or score * (1.0 + 1e-9) <= floor:  # summed in another order
                     continue
@@ -355,7 +264,8 @@ def top_k(
     """The best ``k`` passages for ``terms`` (ascending, distinct), best first, in one thread."""
     order, weight, rank, ub = plan(p, terms)
     shared = np.full(1, -np.inf)
-    docs, scores = search_range(p, order, weight, rank, ub, k, window, 0, len(p.norm), shared, 0)
+    everything = len(p.norm_code)
+    docs, scores = search_range(p, order, weight, rank, ub, k, window, 0, everything, shared, 0)
     return ranked(docs, scores, k)
 
 

@@ -17,7 +17,9 @@ import numpy as np
 
 from searchain.tools.retrieval.compact import CompactPostings
 from searchain.tools.retrieval.kernel import maxscore
+from searchain.tools.retrieval.kernel.lists import CompactArrays
 from searchain.tools.retrieval.kernel.maxscore import WINDOW
+from searchain.tools.retrieval.kernel.norms import norm_codes
 from searchain.types import is_whole
 
 SPLIT = 100_000
@@ -49,7 +51,7 @@ class TopK:
         """Postings a thread is given at least (:data:`SPLIT`; 0: a thread a core always)."""
         self.postings = postings
         """The index's postings (what a query's lists hold is read from it)."""
-        self.arrays = maxscore.CompactArrays(
+        self.arrays = CompactArrays(
             np.asarray(postings.data, dtype=np.uint8),
             np.asarray(postings.words, dtype=np.uint64),
             np.asarray(postings.indptr),  # uint32 or int64: as written, never copied
@@ -58,7 +60,7 @@ class TopK:
             np.asarray(postings.block_last, dtype=np.int32),
             np.asarray(postings.block_peak, dtype=np.float32),
             np.asarray(postings.idf, dtype=np.float32),
-            np.asarray(postings.norm, dtype=np.float32),
+            *norm_codes(postings.norm),
         )
 
     def search(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -70,13 +72,13 @@ class TopK:
         """
         unique = sorted(set(terms))
         ids = np.asarray(unique, dtype=np.int64)
-        parts = min(self.threads, len(self.arrays.norm))
+        parts = min(self.threads, len(self.arrays.norm_code))
         if self.split:
             parts = min(parts, self.postings.postings(unique) // self.split)
         if parts <= 1:
             return maxscore.top_k(self.arrays, ids, k, self.window)
         plan = maxscore.plan(self.arrays, ids)
-        cuts = np.linspace(0, len(self.arrays.norm), parts + 1).astype(np.int64)
+        cuts = np.linspace(0, len(self.arrays.norm_code), parts + 1).astype(np.int64)
         shared = np.full(parts, -np.inf)
         found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * parts
         failed: list[BaseException] = []

@@ -1,4 +1,4 @@
-"""The search kernel of an earlier commit against this one, in one process, queries timed in turn.
+"""The search kernel of an earlier commit against this one: queries timed in turn, or apart.
 
 Loads the kernel as it was at ``--before`` (``topk.py``, or ``kernel/`` once it moved there; it
 must still import against this tree's codec) beside this tree's :class:`TopK`, each in one
@@ -9,15 +9,20 @@ Every answer must equal the earlier kernel's, float for float:
     python benchmarks/kernel_versions.py --index W/searchain-21000000 --queries W/queries.json \\
         --before bfe0070
 
-(``W`` an ``engines.py --keep`` work folder.) Prints figures; asserts nothing but the answers.
+(``W`` an ``engines.py --keep`` work folder.) In one process the kernels share the caches,
+each evicting what the others read; ``--apart N`` runs each alone in a process of its own
+instead, N rounds, the kernels alternated, and gives each one's median rate over its second
+pass (the first warms it). Prints figures; asserts nothing but the answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import inspect
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,49 +55,62 @@ def _module(name: str, source: str, folder: Path) -> ModuleType:
     return module
 
 
+KERNEL = ("lists", "norms", "maxscore", "topk")
+"""The kernel's modules in ``kernel/``, each after those it imports (a commit may lack some)."""
+
+
 def earlier_topk(commit: str, folder: Path) -> type:
     """``TopK`` as it was at ``commit``, its kernel loaded as modules of their own.
 
-    Before the kernel moved to ``kernel/`` it was one file, ``topk.py``; after, ``topk.py``
-    imports ``maxscore.py`` beside it, whose earlier version is loaded in its place.
+    Before the kernel moved to ``kernel/`` it was one file, ``topk.py``; after, each of its
+    modules there is loaded under a name of its own, the others' imports of it rewritten.
     """
     tag = commit[:12]
     old = _show(commit, "searchain/tools/retrieval/topk.py")
     if old is not None:
         return _module(f"topk_{tag}", old, folder).TopK
-    kernel = _show(commit, "searchain/tools/retrieval/kernel/maxscore.py")
-    topk = _show(commit, "searchain/tools/retrieval/kernel/topk.py")
-    if kernel is None or topk is None:
+    sources = {
+        name: _show(commit, f"searchain/tools/retrieval/kernel/{name}.py") for name in KERNEL
+    }
+    if sources["maxscore"] is None or sources["topk"] is None:
         raise SystemExit(f"{commit} has no kernel this script knows how to load")
-    _module(f"maxscore_{tag}", kernel, folder)
-    topk = topk.replace(
-        "from searchain.tools.retrieval.kernel import maxscore\n",
-        f"import maxscore_{tag} as maxscore\n",
-    ).replace(
-        "from searchain.tools.retrieval.kernel.maxscore import WINDOW\n",
-        f"from maxscore_{tag} import WINDOW\n",
-    )
-    return _module(f"topk_{tag}", topk, folder).TopK
+    loaded = {}
+    for name, source in sources.items():
+        if source is None:
+            continue
+        for other in loaded:
+            source = source.replace(
+                f"from searchain.tools.retrieval.kernel import {other}\n",
+                f"import {other}_{tag} as {other}\n",
+            ).replace(
+                f"from searchain.tools.retrieval.kernel.{other} import",
+                f"from {other}_{tag} import",
+            )
+        loaded[name] = _module(f"{name}_{tag}", source, folder)
+    return loaded["topk"].TopK
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--queries", required=True, help="a JSON list of questions")
-    parser.add_argument("--before", required=True, help="the commit whose kernel to compare")
-    args = parser.parse_args()
-    index = BM25Index.load(args.index)
-    terms = [index.terms(q) for q in json.loads(Path(args.queries).read_text())]
+def _kernels(index: BM25Index, before: str, folder: Path, which: str = "") -> dict[str, object]:
+    """The earlier kernel and this one, each in one thread and a thread a core where it can.
+
+    ``which`` keeps one of them by name (a child of ``--apart``); empty: all.
+    """
+    earlier = earlier_topk(before, Path(folder))
+    kernels = {f"kernel of {before}": lambda: earlier(index.postings)}
+    if "threads" in inspect.signature(earlier).parameters:  # it searches in threads too
+        kernels = {
+            f"kernel of {before}, one thread": lambda: earlier(index.postings, threads=1),
+            f"kernel of {before}, a thread a core": lambda: earlier(index.postings),
+        }
+    kernels["this kernel, one thread"] = lambda: TopK(index.postings, threads=1)
+    kernels["this kernel, a thread a core"] = lambda: TopK(index.postings)
+    return {name: make() for name, make in kernels.items() if not which or name == which}
+
+
+def _in_turn(index: BM25Index, terms: list[list[int]], before: str) -> None:
+    """Every kernel in this process, each query timed with each in turn, twice."""
     with tempfile.TemporaryDirectory() as folder:
-        earlier = earlier_topk(args.before, Path(folder))
-        kernels = {f"kernel of {args.before}": earlier(index.postings)}
-        if "threads" in inspect.signature(earlier).parameters:  # it searches in threads too
-            kernels = {
-                f"kernel of {args.before}, one thread": earlier(index.postings, threads=1),
-                f"kernel of {args.before}, a thread a core": earlier(index.postings),
-            }
-        kernels["this kernel, one thread"] = TopK(index.postings, threads=1)
-        kernels["this kernel, a thread a core"] = TopK(index.postings)
+        kernels = _kernels(index, before, Path(folder))
         for query in terms[:5]:
             for kernel in kernels.values():
                 kernel.search(query, 10)
@@ -111,6 +129,68 @@ def main() -> None:
     print(f"{len(index):,} passages, {len(terms)} queries, top 10, each timed twice in turn")
     for name, seconds in spent.items():
         print(f"- {name}: {2 * len(terms) / seconds:.1f} q/s ({first / seconds:.2f}x)")
+
+
+def _child(index: BM25Index, terms: list[list[int]], before: str, which: str) -> None:
+    """One kernel alone in this process: a pass over the queries, then a timed one."""
+    with tempfile.TemporaryDirectory() as folder:
+        (kernel,) = _kernels(index, before, Path(folder), which).values()
+        answers = hashlib.sha256()
+        for query in terms:
+            docs, scores = kernel.search(query, 10)
+            answers.update(docs.tobytes() + scores.tobytes())
+        started = time.perf_counter()
+        for query in terms:
+            kernel.search(query, 10)
+        rate = len(terms) / (time.perf_counter() - started)
+    print(json.dumps({"rate": rate, "answers": answers.hexdigest()}))
+
+
+def _apart(args: argparse.Namespace, names: list[str]) -> None:
+    """Each kernel in a process of its own, ``args.apart`` rounds, the kernels alternated.
+
+    In one process the kernels take turns with the caches, each evicting what the other read:
+    a kernel that reads less memory gains less there than it does alone.
+    """
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    digests = set()
+    for _ in range(args.apart):
+        for name in names:
+            command = [sys.executable, __file__, "--index", args.index, "--queries", args.queries]
+            command += ["--before", args.before, "--child", name]
+            result = json.loads(subprocess.run(command, check=True, capture_output=True).stdout)
+            rates[name].append(result["rate"])
+            digests.add(result["answers"])
+    if len(digests) != 1:
+        raise SystemExit("the kernels answer differently")
+    first = statistics.median(next(iter(rates.values())))
+    print(f"{len(names)} kernels, each alone in a process, {args.apart} rounds alternated")
+    for name, found in rates.items():
+        rate = statistics.median(found)
+        runs = ", ".join(f"{r:.1f}" for r in found)
+        print(f"- {name}: median {rate:.1f} q/s ({rate / first:.2f}x), runs {runs}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--index", required=True)
+    parser.add_argument("--queries", required=True, help="a JSON list of questions")
+    parser.add_argument("--before", required=True, help="the commit whose kernel to compare")
+    parser.add_argument(
+        "--apart", type=int, default=0, help="rounds of each kernel in a process of its own"
+    )
+    parser.add_argument("--child", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    index = BM25Index.load(args.index)
+    terms = [index.terms(q) for q in json.loads(Path(args.queries).read_text())]
+    if args.child:
+        _child(index, terms, args.before, args.child)
+    elif args.apart:
+        with tempfile.TemporaryDirectory() as folder:
+            names = list(_kernels(index, args.before, Path(folder)))
+        _apart(args, names)
+    else:
+        _in_turn(index, terms, args.before)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Top-k BM25 over the compact index's postings, compiled with numba: block-max MaxScore.
 
 A query's score for a passage is the sum of its terms' BM25 scores there, each computed from the
-posting's term frequency and the passage's length norm (:mod:`..compact`). Summing whole lists
+posting's term frequency and the passage's length norm (:mod:`..compact`; the kernel reads the
+norms as codes, :mod:`.norms`). Summing whole lists
 costs the length of the query's common words' lists, which at Wikipedia's 21M passages run to
 millions.
 

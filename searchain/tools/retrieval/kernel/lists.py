@@ -4,7 +4,7 @@ What :mod:`.maxscore` does with a list — decode its block, walk it through a w
 summing scores, look one passage's score up — kept apart from how it prunes.
 
 numba caches a compiled kernel on disk under its own file's stamp only, and these functions are
-compiled into :mod:`.maxscore`'s: after editing this file (or :mod:`.norms`), delete
+compiled into :mod:`.maxscore`'s: after editing this file (or :mod:`..codec`), delete
 ``kernel/__pycache__/*.nbi`` and ``*.nbc``, or the kernels cached before run on unchanged.
 """
 

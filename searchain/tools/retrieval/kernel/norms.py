@@ -19,15 +19,15 @@ import numpy as np
 def _distinct(bits: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Each value's code (in order of first appearance), the values, and how many.
 
-    Stops once ``limit`` distinct values are met (the count returned is then ``limit + 1``):
-    an open-addressing table over the values' bits, one pass.
+    Stops once ``limit`` (at most 65,536) distinct values are met (the count returned is then
+    ``limit + 1``): an open-addressing table over the values' bits, one pass.
     """
     size = 1
     while size < 2 * limit + 2:
         size *= 2
     slots = np.full(size, -1, np.int64)
     values = np.empty(limit + 1, np.uint32)
-    codes = np.empty(len(bits), np.uint32)
+    codes = np.empty(len(bits), np.uint16)  # below limit: 2 bytes a passage while built
     count = 0
     for i in range(len(bits)):
         key = bits[i]
@@ -55,4 +55,4 @@ def norm_codes(norm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if count > 65_536:
         return np.arange(len(norm), dtype=np.uint32), norm
     dtype = np.uint8 if count <= 256 else np.uint16
-    return codes.astype(dtype), values[:count].view(np.float32).copy()
+    return codes.astype(dtype, copy=False), values[:count].view(np.float32).copy()

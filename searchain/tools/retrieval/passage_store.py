@@ -42,9 +42,10 @@ DICTIONARY = "passages.dict"
 PER_BLOCK = 16
 """Passages a block holds: 10 KB of text, decompressed in about 17 microseconds (32: 0.435 of
 the text for 0.438, but twice the time a returned passage costs)."""
-LEVEL = 6
-"""zstd's level, on 16-passage blocks of the synthetic 1M: 0.438 of the text at 108 MB/s on
-two cores; level 5: 0.450 at 141 MB/s; 7: 0.432 at 70 MB/s."""
+LEVEL = 5
+"""zstd's level. On 16-passage blocks of the 1M benchmark corpus, 64 blocks a call, one thread,
+the dictionary digested once: level 5 stores 0.443 of the raw text at 43 MB/s; 6, 0.431 at 29
+MB/s; 4, 0.463 at 80 MB/s; 3, 0.478 at 87 MB/s. The store is a third of the build's work at 6."""
 BATCH = 64 * PER_BLOCK
 """Passages compressed together once the compressor is ready: one call to zstd's threads for 64
 blocks, not one a block (an update adds a document's few passages at a time)."""
@@ -119,7 +120,13 @@ class PassageStoreWriter:
 
             if self._dictionary is None:
                 self._dictionary = _train(self._pending[:TRAIN_ON])
-            trained = zstandard.ZstdCompressionDict(self._dictionary) if self._dictionary else None
+            trained = None
+            if self._dictionary:
+                # Digested once for every frame: otherwise each call of zstd's threads digests
+                # the dictionary again in each thread, half the store's time at 64 blocks a call
+                # (the frames are the same bytes either way).
+                trained = zstandard.ZstdCompressionDict(self._dictionary)
+                trained.precompute_compress(level=LEVEL)
             self._compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=trained)
         blocks = [b"".join(self._pending[i : i + PER_BLOCK]) for i in range(0, upto, PER_BLOCK)]
         del self._pending[:upto]

@@ -70,8 +70,13 @@ _CHUNK = 1 << 16
 
 
 def write_vocabulary(directory: Path, terms: Terms) -> None:
-    """Write ``terms`` as the mapped vocabulary's files in ``directory``, each at its position."""
-    n, view = len(terms), memoryview(terms.data)
+    """Write ``terms`` as the mapped vocabulary's files in ``directory``, each at its position.
+
+    The terms are cut from a copy of their bytes, not from a view of the array: a memoryview
+    a term is an object the garbage collector tracks, and collecting them took half the time
+    (4.5 s against 2.1 for 1.75M terms, the 1M corpus's vocabulary).
+    """
+    n, view = len(terms), terms.data.tobytes()
     hashes = np.empty(n, np.uint64)
     for lo in range(0, n, _CHUNK):
         ends = terms.ends[lo : lo + _CHUNK + 1].tolist()

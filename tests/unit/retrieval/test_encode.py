@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -142,6 +144,45 @@ def test_a_worker_that_dies_stops_the_build_with_one_line(monkeypatch):
     passages = [Passage(str(i), "", "text") for i in range(10)]
     with pytest.raises(ChildProcessError, match=r"a build worker process died \(exit status 1\)"):
         list(encoded_batches(passages, "standard", workers=2))
+
+
+def _fake_worker(tmp_path, monkeypatch, answer: bytes, then: str) -> None:
+    """Workers that write ``answer`` to their output, then run the shell's ``then``."""
+    script = tmp_path / "worker"
+    script.write_bytes(b"#!/bin/sh\nprintf '" + answer + b"'\n" + then.encode() + b"\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
+    monkeypatch.setattr(sys, "executable", str(script))
+
+
+def _frame(data: bytes) -> bytes:
+    """``data`` as a frame, in printf's octal escapes."""
+    return b"".join(b"\\%03o" % byte for byte in struct.pack("<Q", len(data)) + data)
+
+
+@pytest.mark.parametrize(
+    ("answer", "then", "error"),
+    [
+        # Its output is not a pickle (a library printing to stdout, say); it still runs.
+        (_frame(b"garbage!"), "exec cat > /dev/null", r"answered with what is not a batch"),
+        # A pickle, but of something else; it still runs.
+        (_frame(pickle.dumps([1, 2])), "exec cat > /dev/null", r"not a batch \(a list\)"),
+        # A frame cut short as it exits.
+        (_frame(b"0123456789")[:40], "exit 3", r"died \(exit status 3\)"),
+        # Nothing at all as it exits.
+        (b"", "exit 4", r"died \(exit status 4\)"),
+    ],
+    ids=["garbled", "another-pickle", "cut-short", "nothing"],
+)
+def test_a_worker_that_answers_no_batch_stops_the_build_with_one_line(
+    tmp_path, monkeypatch, answer, then, error
+):
+    """Its answers are read in a thread of their own: whatever it sends, the build is told,
+    never left waiting on a worker that runs on."""
+    _fake_worker(tmp_path, monkeypatch, answer, then)
+    passages = [Passage(str(i), "", "text") for i in range(10)]
+    with pytest.raises(ChildProcessError, match=error):
+        list(encoded_batches(passages, "standard", workers=1, batch=5))
 
 
 def test_a_script_with_no_main_guard_builds_with_workers(tmp_path):

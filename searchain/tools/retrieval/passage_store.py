@@ -40,8 +40,8 @@ BLOCKS = "passages.blocks.npy"
 FIRSTS = "passages.firsts.npy"
 DICTIONARY = "passages.dict"
 PER_BLOCK = 16
-"""Passages a block holds: 10 KB of text, decompressed in about 17 microseconds (32: 0.435 of
-the text for 0.438, but twice the time a returned passage costs)."""
+"""Passages a block holds: 10 KB of text, decompressed in about 17 microseconds (32: 0.438 of
+the text for 0.443 at :data:`LEVEL`, but twice the time a returned passage costs)."""
 LEVEL = 5
 """zstd's level. On 16-passage blocks of the 1M benchmark corpus, 64 blocks a call, one thread,
 the dictionary digested once: level 5 stores 0.443 of the raw text at 43 MB/s; 6, 0.431 at 29

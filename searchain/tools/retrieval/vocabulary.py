@@ -76,12 +76,12 @@ def write_vocabulary(directory: Path, terms: Terms) -> None:
     a term is an object the garbage collector tracks, and collecting them took half the time
     (4.5 s against 2.1 for 1.75M terms, the 1M corpus's vocabulary).
     """
-    n, view = len(terms), terms.data.tobytes()
+    n, data = len(terms), terms.data.tobytes()
     hashes = np.empty(n, np.uint64)
     for lo in range(0, n, _CHUNK):
         ends = terms.ends[lo : lo + _CHUNK + 1].tolist()
         hashes[lo : lo + len(ends) - 1] = term_hashes(
-            [view[a:b] for a, b in itertools.pairwise(ends)]
+            [data[a:b] for a, b in itertools.pairwise(ends)]
         )
     order = np.argsort(hashes, kind="stable")
     offsets = np.zeros(n + 1, np.uint64)
@@ -93,7 +93,7 @@ def write_vocabulary(directory: Path, terms: Terms) -> None:
         for lo in range(0, n, _CHUNK):
             at = order[lo : lo + _CHUNK]
             starts, stops = terms.ends[at].tolist(), terms.ends[at + 1].tolist()
-            out.write(b"".join([view[a:b] for a, b in zip(starts, stops, strict=True)]))
+            out.write(b"".join([data[a:b] for a, b in zip(starts, stops, strict=True)]))
 
 
 class MappedVocabulary:

@@ -38,6 +38,9 @@ IN_FLIGHT = 2
 """Batches each worker may hold: one it encodes, one waiting (8 built no faster at 1M: 44.4 and
 46.3 s against 44.5 and 50.1, alternated)."""
 _FRAME = struct.Struct("<Q")
+MAX_FRAME = 1 << 36
+"""Bytes a frame may say it holds: far beyond any batch's, so a larger length is not a frame's
+(text a library printed where one should start) and is refused, not allocated."""
 
 
 def default_workers() -> int:
@@ -74,6 +77,8 @@ def read_frame(stream: BinaryIO) -> object | None:
     if len(head) < _FRAME.size:
         return None
     (size,) = _FRAME.unpack(head)
+    if size > MAX_FRAME:
+        raise ValueError(f"a frame said to hold {size:,} bytes, no batch's size")
     data = stream.read(size)
     if len(data) < size:
         return None
@@ -125,8 +130,8 @@ class _Worker:
     def _drain(self) -> None:
         """Read the worker's answers as they come, into :meth:`receive`'s queue.
 
-        The worker never waits on a full pipe while the build counts a segment (the counting
-        kernel holds no GIL, so this thread reads meanwhile). The queue ends in None: the
+        The worker never waits on a full pipe while the build counts, stores or numbers a
+        batch (the counting kernel and zstd hold no GIL, so this thread reads meanwhile). The queue ends in None: the
         worker's output ended, after an exception if what it sent was no batch.
         """
         stdout = self.process.stdout

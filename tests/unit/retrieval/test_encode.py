@@ -165,6 +165,12 @@ def _frame(data: bytes) -> bytes:
     [
         # Its output is not a pickle (a library printing to stdout, say); it still runs.
         (_frame(b"garbage!"), "exec cat > /dev/null", r"answered with what is not a batch"),
+        # Text where a frame's length should be (a library's print): an impossible length.
+        (
+            b"loading model weights...\\n",
+            "exec cat > /dev/null",
+            r"not a batch \(a frame said to hold [\d,]+ bytes",
+        ),
         # A pickle, but of something else; it still runs.
         (_frame(pickle.dumps([1, 2])), "exec cat > /dev/null", r"not a batch \(a list\)"),
         # A frame cut short as it exits.
@@ -172,7 +178,7 @@ def _frame(data: bytes) -> bytes:
         # Nothing at all as it exits.
         (b"", "exit 4", r"died \(exit status 4\)"),
     ],
-    ids=["garbled", "another-pickle", "cut-short", "nothing"],
+    ids=["garbled", "printed-text", "another-pickle", "cut-short", "nothing"],
 )
 def test_a_worker_that_answers_no_batch_stops_the_build_with_one_line(
     tmp_path, monkeypatch, answer, then, error

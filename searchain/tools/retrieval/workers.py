@@ -131,8 +131,9 @@ class _Worker:
         """Read the worker's answers as they come, into :meth:`receive`'s queue.
 
         The worker never waits on a full pipe while the build counts, stores or numbers a
-        batch (the counting kernel and zstd hold no GIL, so this thread reads meanwhile). The queue ends in None: the
-        worker's output ended, after an exception if what it sent was no batch.
+        batch (the counting kernel and zstd hold no GIL, so this thread reads meanwhile). The
+        queue ends in None: the worker's output ended, after an exception if what it sent was
+        no batch.
         """
         stdout = self.process.stdout
         assert stdout is not None

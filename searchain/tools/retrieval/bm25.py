@@ -24,7 +24,7 @@ import numpy as np
 
 from searchain.documents.collection import Indexed
 from searchain.text import counted
-from searchain.tools.retrieval import exhaustive
+from searchain.tools.retrieval import first_search
 from searchain.tools.retrieval.compact import CompactPostings
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
@@ -58,8 +58,8 @@ READS = (2, FORMAT)
 CONVERTIBLE = (1,)
 """Earlier layouts ``searchain index --convert`` rewrites (1: bm25s's score matrix, JSON lines)."""
 COLD_POSTINGS = 1 << 24
-"""Postings a query may hold to be answered in NumPy while the kernel loads: past about this
-many, adding them all up takes as long as the kernel takes to load (0.5 s)."""
+"""Postings the NumPy scorer may read for a query while the kernel loads: past about this many,
+reading them takes as long as the kernel takes to load (0.5 s), so the query waits for it."""
 
 
 class IndexLoadError(ValueError):
@@ -121,7 +121,7 @@ class BM25Index:
         self.path = path
         self.manifest = manifest
         self.postings = postings
-        """The postings, mapped from disk (what :mod:`.exhaustive` and checks read)."""
+        """The postings, mapped from disk (what :mod:`.first_search` and checks read)."""
         self.vocab = vocab
         """Term -> term id, mapped from disk."""
         self._store = store
@@ -167,18 +167,18 @@ class BM25Index:
     def _search_one(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
         """One query's (documents, scores): by the kernel, or by NumPy while it loads."""
         if self._kernel is None:
-            unique = sorted(set(terms))
-            if self.postings.postings(unique) <= COLD_POSTINGS:
-                return exhaustive.top_k(self.postings, unique, k)
+            found = first_search.top_k(self.postings, sorted(set(terms)), k, COLD_POSTINGS)
+            if found is not None:
+                return found
         return self._top_k().search(terms, k)
 
     def warm(self) -> threading.Thread:
         """Load the search kernel in a background thread (once); a search meanwhile needs none.
 
         Opening imports no numba, and loading it with the compiled kernel takes 0.5-0.6 s. The
-        first search starts this itself once it has answered, in NumPy (:mod:`.exhaustive`);
-        later searches are answered in NumPy too until the kernel is ready. A search whose terms
-        hold more than :data:`COLD_POSTINGS` postings waits for the kernel. A caller with other
+        first search starts this itself once it has answered, in NumPy (:mod:`.first_search`);
+        later searches are answered in NumPy too until the kernel is ready. A search that would
+        read more than :data:`COLD_POSTINGS` postings waits for the kernel. A caller with other
         work before its first search (``searchain ask``: the LLM plans the chain first) calls it
         to overlap the two.
         Returns the thread, already started.

@@ -33,6 +33,10 @@ HEADER = 2
 """Bytes before a block's packed values: the two bit widths."""
 PAD = 8
 """Zero bytes after the last block, so that any value is read as the 8 bytes it starts in."""
+MARGIN = (1e-5, 1e-6)
+"""A term's bound (its blocks' highest score) is raised by this share and then this much before a
+passage is pruned by it: the float rounding of a sum of scores can then never make a pruned
+passage tie the k-th best (the kernel and the NumPy scorer prune by the same bounds)."""
 POSTINGS = "postings.bin"
 ARRAYS = ("indptr", "blocks", "block_starts", "block_last", "block_peak", "idf")
 NORM = "norm.npy"
@@ -109,41 +113,56 @@ class CompactPostings:
         """How many postings ``terms`` hold."""
         return sum(int(self.indptr[t + 1] - self.indptr[t]) for t in terms)
 
-    def term(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+    def term(self, t: int, chosen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Term ``t``'s passages (int64, ascending) and frequencies (float32), decoded in NumPy.
 
-        :data:`CHUNK` blocks at a time: each step's arrays then stay in the cache and are
-        reused by the allocator, where a long list's whole-length temporaries cost a page
-        fault every 4 KiB (a first search's 2M postings at 1M passages: 64 ms, not 91).
+        ``chosen``: only these of its blocks (ascending, counted from its first), which a probe
+        for a few passages needs (:mod:`.first_search`); by default every block. :data:`CHUNK`
+        blocks at a time: each step's arrays then stay in the cache and are reused by the
+        allocator, where a long list's whole-length temporaries cost a page fault every 4 KiB
+        (a first search's 2M postings at 1M passages: 64 ms, not 91).
         """
         first, end = int(self.indptr[t]), int(self.indptr[t + 1])
         g0, g1 = int(self.blocks[t]), int(self.blocks[t + 1])
-        n = end - first
-        if not n:
+        if chosen is None:
+            chosen = np.arange(g1 - g0)
+        if first == end or not len(chosen):
             return np.empty(0, np.int64), np.empty(0, np.float32)
-        counts = np.full(g1 - g0, BLOCK, np.int64)
-        counts[-1] = n - BLOCK * (g1 - g0 - 1)
-        starts = np.asarray(self.block_starts[g0:g1], np.int64)
+        counts = np.full(len(chosen), BLOCK, np.int64)
+        if chosen[-1] == g1 - g0 - 1:
+            counts[-1] = end - first - BLOCK * (g1 - g0 - 1)
+        starts = np.asarray(self.block_starts[g0 + chosen], np.int64)
         gap_bits = self.data[starts].astype(np.int64)
         gaps = _Packed(starts + HEADER, gap_bits)
         tfs = _Packed(starts + HEADER + (counts * gap_bits + 7) // 8, self.data[starts + 1])
         words = np.ndarray((len(self.data) - PAD + 1,), "<u8", buffer=self.data, strides=(1,))
+        n = int(counts.sum())
         docs, frequencies = np.empty(n, np.int64), np.empty(n, np.float32)
-        for c in range(0, g1 - g0, CHUNK):
-            block = np.repeat(np.arange(c, min(c + CHUNK, g1 - g0)), counts[c : c + CHUNK])
-            here = slice(c * BLOCK, c * BLOCK + len(block))
+        ends = np.cumsum(counts)
+        for c in range(0, len(chosen), CHUNK):
+            block = np.repeat(np.arange(c, min(c + CHUNK, len(chosen))), counts[c : c + CHUNK])
+            here = slice(ends[c] - counts[c], ends[c] - counts[c] + len(block))
             within = _WITHIN[: len(block)]
             docs[here] = gaps.unpack(words, block, within).view(np.int64)
             frequencies[here] = tfs.unpack(words, block, within) + np.uint64(1)
-        # A gap counts from the passage before, across blocks too: one running sum.
+        # A gap counts from the passage before, across blocks too: one running sum, shifted in
+        # each block by the passage its block starts after (-1 before the first).
         docs += 1
         np.cumsum(docs, out=docs)
-        docs -= 1
+        shift = np.where(chosen > 0, self.block_last[g0 + chosen - 1], -1).astype(np.int64)
+        shift[1:] -= docs[ends[:-1] - 1]  # the sum the blocks before it left
+        if (shift == shift[0]).all():  # contiguous blocks: one shift (every block, -1)
+            docs += shift[0]
+        else:
+            docs += np.repeat(shift, counts)
         return docs, frequencies
 
-    def scores(self, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """Term ``t``'s passages and their BM25 scores (float32), as the build computes them."""
-        docs, tfs = self.term(t)
+    def scores(self, t: int, chosen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Term ``t``'s passages and their BM25 scores (float32), as the build computes them.
+
+        ``chosen``: only these of its blocks (:meth:`term`).
+        """
+        docs, tfs = self.term(t, chosen)
         scores = np.empty(len(docs), np.float32)
         idf = self.idf[t]
         for c in range(0, len(docs), CHUNK * BLOCK):  # in the cache, as :meth:`term` decodes

@@ -48,8 +48,8 @@ def write(directory: Path, lists: list[list[int]], freqs: list[list[int]], n_doc
 
 
 @settings(max_examples=60, deadline=None)
-@given(postings())
-def test_what_is_packed_decodes_back_in_numba_and_in_numpy(case):
+@given(postings(), st.data())
+def test_what_is_packed_decodes_back_in_numba_and_in_numpy(case, data):
     lists, freqs, n_docs = case
     with tempfile.TemporaryDirectory() as tmp:
         write(Path(tmp), lists, freqs, max(n_docs, 1))
@@ -61,6 +61,14 @@ def test_what_is_packed_decodes_back_in_numba_and_in_numpy(case):
             got_docs, got_tfs = p.term(t)
             assert got_docs.tolist() == want_docs
             assert got_tfs.tolist() == [float(np.float32(f)) for f in want_tfs]
+            # Some of its blocks alone (what a probe reads): those blocks' postings.
+            n_blocks = int(p.blocks[t + 1] - p.blocks[t])
+            picked = data.draw(st.lists(st.booleans(), min_size=n_blocks, max_size=n_blocks))
+            chosen = np.flatnonzero(np.array(picked, bool))
+            some_docs, some_tfs = p.term(t, chosen)
+            at = [i for b in chosen for i in range(BLOCK * b, min(BLOCK * (b + 1), len(want_docs)))]
+            assert some_docs.tolist() == [want_docs[i] for i in at]
+            assert some_tfs.tolist() == [float(np.float32(want_tfs[i])) for i in at]
             if want_docs:
                 g = slice(int(p.blocks[t]), int(p.blocks[t + 1]))
                 ends = want_docs[BLOCK - 1 :: BLOCK][: len(p.block_last[g]) - 1]

@@ -1,4 +1,5 @@
-"""The NumPy scorer that answers while the kernel loads: the kernel's answers, float for float.
+"""The NumPy scorers, the one a fresh process searches with (pruned) and the exhaustive sum:
+the kernel's answers, float for float.
 
 Random corpora with ties are in ``test_topk.py``; here, a real index's queries.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from searchain import demo_corpus
 from searchain.eval.datasets import musique_hops
-from searchain.tools.retrieval import exhaustive
+from searchain.tools.retrieval import exhaustive, first_search
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.kernel.topk import TopK
@@ -25,6 +26,9 @@ def test_the_numpy_scorer_answers_the_demo_questions_as_the_kernel_does(tmp_path
             np_docs, np_scores = exhaustive.top_k(index.postings, terms, 10, dense=dense)
             assert np_docs.tolist() == docs.tolist()
             assert np_scores.tobytes() == scores.tobytes()  # the same floats, bit for bit
+        pruned_docs, pruned_scores = first_search.top_k(index.postings, terms, 10)
+        assert pruned_docs.tolist() == docs.tolist()
+        assert pruned_scores.tobytes() == scores.tobytes()
 
 
 def test_its_cost_is_the_postings_of_the_query_terms(tmp_path):

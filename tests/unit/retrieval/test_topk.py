@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval import compact, exhaustive
+from searchain.tools.retrieval import compact, exhaustive, first_search
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.compact import BLOCK, CompactPostings
 from searchain.tools.retrieval.corpus import read_corpus
@@ -95,6 +95,9 @@ def test_top_k_equals_exhaustive_bm25(docs, data):
             np_docs, np_scores = exhaustive.top_k(postings, held, k, dense=dense)
             assert np_docs.tolist() == found.tolist()
             assert np_scores.tobytes() == scores.tobytes()
+        pruned_docs, pruned_scores = first_search.top_k(postings, held, k)  # and pruned
+        assert pruned_docs.tolist() == found.tolist()
+        assert pruned_scores.tobytes() == scores.tobytes()
         # BM25 from its formula: the same scores, and the same passages up to exact ties.
         reference = brute_force(docs, set(held))
         expected = [d for d in np.argsort(-reference, kind="stable") if reference[d] > 0][:k]
@@ -125,8 +128,9 @@ def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
         found, scores = TopK(postings, window, threads, split=0).search(terms, k)
         with mock.patch.object(compact, "CHUNK", chunk):
             np_docs, np_scores = exhaustive.top_k(postings, terms, k)
-        assert np_docs.tolist() == found.tolist()
-        assert np_scores.tobytes() == scores.tobytes()
+            pruned_docs, pruned_scores = first_search.top_k(postings, terms, k)
+        assert np_docs.tolist() == found.tolist() == pruned_docs.tolist()
+        assert np_scores.tobytes() == scores.tobytes() == pruned_scores.tobytes()
 
 
 @pytest.mark.parametrize("window", [0, -1, 2.5, 64.0, True, "64", None])

@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from searchain.tools.retrieval.codec import frequency
-from searchain.tools.retrieval.compact import BLOCK
+from searchain.tools.retrieval.compact import BLOCK, MARGIN
 from searchain.tools.retrieval.kernel.lists import (
     CompactArrays,
     Cursors,
@@ -128,7 +128,7 @@ def plan(
     ub = np.empty(m)
     total = 0.0
     for i in range(m):
-        total += bounds[order[i]] * (1.0 + 1e-5) + 1e-6
+        total += bounds[order[i]] * (1.0 + MARGIN[0]) + MARGIN[1]
         ub[i] = total
     return terms[order], p.idf[terms[order]], np.argsort(order), ub
 

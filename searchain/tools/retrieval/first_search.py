@@ -39,7 +39,8 @@ def top_k(
     peaks = [postings.block_peak[postings.blocks[t] : postings.blocks[t + 1]] for t in terms]
     share, slack = MARGIN
     bounds = [float(p.max()) * (1.0 + share) + slack if len(p) else 0.0 for p in peaks]
-    left = sorted(range(len(terms)), key=lambda i: -bounds[i])
+    # A term of no posting adds nothing: every term left to probe has a bound of 1e-6 or more.
+    left = sorted((i for i in range(len(terms)) if len(peaks[i])), key=lambda i: -bounds[i])
     lists: dict[int, Postings] = {}
     floor = 0.0  # at most the k-th best score
     spent = 0
@@ -53,10 +54,7 @@ def top_k(
             floor = max(floor, float(np.partition(lists[i][1], -k)[-k]))
     if not left:
         return best(*summed([lists[i] for i in sorted(lists)], len(postings.norm)), k)
-    partial, docs = summed(list(lists.values()), len(postings.norm))
-    if docs is None:  # every passage's slot: those the lists hold
-        docs = np.flatnonzero(partial)
-        partial = partial[docs]
+    docs, partial = _union(list(lists.values()))
     for n, i in enumerate(left):
         if len(partial) >= k:
             floor = max(floor, float(np.partition(partial, -k)[-k]))
@@ -72,6 +70,21 @@ def top_k(
     for i in sorted(lists):  # ascending term order, as the kernel and the exhaustive sum add
         scores += _scores_of(lists[i], docs)
     return best(scores, docs, k)
+
+
+def _union(lists: list[Postings]) -> tuple[np.ndarray, np.ndarray]:
+    """The passages ``lists`` hold (ascending), and their scores summed in float64 (to prune by).
+
+    Sorted, not summed into a slot for every passage: the lists are each ascending, so a stable
+    sort merges their runs (the first benchmark question at 21M passages: its 1.2M postings
+    read whole in 52 ms, where summing them into 21M slots and finding the filled ones took 124).
+    """
+    docs = np.concatenate([d for d, _ in lists])
+    order = np.argsort(docs, kind="stable")
+    docs = docs[order]
+    scores = np.concatenate([s for _, s in lists]).astype(np.float64)[order]
+    first = np.flatnonzero(np.diff(docs, prepend=-1))
+    return docs[first], np.add.reduceat(scores, first)
 
 
 def _blocks_holding(postings: CompactPostings, t: int, docs: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ Files (in an index's ``bm25/``), the blocks laid out as :mod:`.codec` says:
 A posting's score is ``idf * tf / (norm + tf)`` in float32, from these, exactly as the build
 computes it. The three offset tables are uint32 where their last value fits, else int64. Opening
 maps the files and reads none of them; this module imports no numba, so
-:mod:`.exhaustive` answers with it while the search kernel loads.
+:mod:`.first_search` answers with it while the search kernel loads.
 """
 
 from __future__ import annotations

@@ -45,13 +45,18 @@ def test_the_pruned_scorer_equals_the_exhaustive_sum(docs, data):
         assert got_scores.tobytes() == want_scores.tobytes()
 
 
-def test_a_stop_word_is_read_only_in_the_blocks_of_the_rare_words_passages(tmp_path):
-    """'the' in every passage (40 blocks), a rare word in three: the top 2 read the rare list
-    whole, then at most the three blocks of 'the' that may hold its passages."""
+def the_and_a_rare_word(directory: Path) -> CompactPostings:
+    """Term 0 ('the') in every passage, 40 blocks; term 2, twice, in passages 5, 700 and 4000."""
     docs = [[0] for _ in range(40 * BLOCK)]
     for at in (5, 700, 4000):
         docs[at] = [0, 2, 2]
-    postings = build(tmp_path, docs)
+    return build(directory, docs)
+
+
+def test_a_stop_word_is_read_only_in_the_blocks_of_the_rare_words_passages(tmp_path):
+    """The top 2 read the rare list whole, then at most the three blocks of 'the' that may hold
+    its passages."""
+    postings = the_and_a_rare_word(tmp_path)
     read: list[tuple[int, int]] = []
     scores = CompactPostings.scores
 
@@ -68,10 +73,7 @@ def test_a_stop_word_is_read_only_in_the_blocks_of_the_rare_words_passages(tmp_p
 
 
 def test_a_query_that_would_read_more_than_its_budget_is_left_to_the_kernel(tmp_path):
-    docs = [[0] for _ in range(40 * BLOCK)]
-    for at in (5, 700, 4000):
-        docs[at] = [0, 2, 2]
-    postings = build(tmp_path, docs)
+    postings = the_and_a_rare_word(tmp_path)
     want = exhaustive.top_k(postings, [0, 2], 2)[0].tolist()
     # It reads the rare word's 3 postings, then 3 blocks of 'the': 3 + 3 * BLOCK in all.
     assert first_search.top_k(postings, [0, 2], 2, budget=2) is None

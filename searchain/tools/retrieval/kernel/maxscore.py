@@ -21,11 +21,11 @@ long question needs: its dozen walked lists cost one pass each, not a dozen comp
 
 The result is exact (ties to the lower passage, as a stable sort gives), and the kernel needs no
 per-passage scratch memory beyond a window's. A passage that may enter the top k is scored again,
-its terms summed in float64 in ascending term order, so :mod:`..exhaustive` (plain NumPy, which
-answers while this kernel loads) gives the same floats. The kernel searches a range of passages
-(:func:`search_range`): one query split into ranges runs them in threads at once (:mod:`.topk`),
-each pruning by the best k-th score any has found. Batches run on every core. Kernels compile
-on first use and are cached on disk (numba's ``cache=True``).
+its terms summed in float64 in ascending term order, so :mod:`..exhaustive` and
+:mod:`..first_search` (plain NumPy, which answers while this kernel loads) give the same floats. The
+kernel searches a range of passages (:func:`search_range`): one query split into ranges runs them in
+threads at once (:mod:`.topk`), each pruning by the best k-th score any has found. Batches run on
+every core. Kernels compile on first use and are cached on disk (numba's ``cache=True``).
 """
 
 from __future__ import annotations

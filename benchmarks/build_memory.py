@@ -18,7 +18,6 @@ Prints figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import threading
 import time
@@ -102,7 +101,7 @@ def main() -> None:
 
         peaks.stage = "encoding"
         BM25Index.build(
-            itertools.islice(read_corpus(args.corpus), args.size),
+            read_corpus(args.corpus, limit=args.size),
             args.work / f"searchain-{args.size}",
             k1=1.2,
             b=0.75,

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import itertools
 import json
 import os
 import re
@@ -75,7 +74,7 @@ def passages(corpus: str, size: int) -> Iterator[tuple[str, str]]:
     """``(id, title + text)`` of the first ``size`` passages."""
     from searchain.tools.retrieval.corpus import read_corpus
 
-    for p in itertools.islice(read_corpus(corpus), size):
+    for p in read_corpus(corpus, limit=size):
         yield p.id, f"{p.title} {p.text}"
 
 
@@ -86,7 +85,7 @@ def build_searchain(corpus: str, size: int, out: Path) -> None:
     from searchain.tools.retrieval.bm25 import BM25Index
     from searchain.tools.retrieval.corpus import read_corpus
 
-    corpus_passages = itertools.islice(read_corpus(corpus), size)
+    corpus_passages = read_corpus(corpus, limit=size)
     BM25Index.build(corpus_passages, out, k1=K1, b=B, tokenizer="standard")
 
 
@@ -401,7 +400,7 @@ def raw_text_bytes(corpus: str, size: int, work: Path) -> int:
 
     total = sum(
         len(p.id.encode()) + len(p.title.encode()) + len(p.text.encode())
-        for p in itertools.islice(read_corpus(corpus), size)
+        for p in read_corpus(corpus, limit=size)
     )
     cache.write_text(json.dumps(total))
     return total

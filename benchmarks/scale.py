@@ -34,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 BUILD = """
-import itertools, json, resource, sys, time
+import json, resource, sys, time
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.corpus import read_corpus
 corpus, size, out, memory = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -45,7 +45,7 @@ def progress(done):
         last[0] = time.perf_counter()
         rate = done / (last[0] - started)
         print(f"  {done:,} passages, {rate:,.0f}/s", file=sys.stderr, flush=True)
-passages = itertools.islice(read_corpus(corpus), size)
+passages = read_corpus(corpus, limit=size)
 BM25Index.build(passages, out, k1=1.2, tokenizer="standard", memory=memory, progress=progress)
 print(json.dumps({"seconds": time.perf_counter() - started,
                   "rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
@@ -182,7 +182,6 @@ def main() -> None:
 
 
 def es_figures(args: argparse.Namespace, size: int, queries: list[str], emb: dict) -> None:
-    import itertools
 
     from searchain.tools.retrieval.corpus import read_corpus
     from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
@@ -198,7 +197,7 @@ def es_figures(args: argparse.Namespace, size: int, queries: list[str], emb: dic
         built_line = "build kept from an earlier run"
     else:
         started = time.perf_counter()
-        passages = itertools.islice(read_corpus(args.corpus), size)
+        passages = read_corpus(args.corpus, limit=size)
         es.build(passages, overwrite=True, chunk_size=2000)
         seconds = time.perf_counter() - started
         es.client.options(request_timeout=7200).indices.forcemerge(

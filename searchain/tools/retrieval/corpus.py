@@ -1,4 +1,4 @@
-"""Corpora as passages, streamed line by line in the formats corpora ship in.
+"""Corpora as passages, streamed in the formats corpora ship in.
 
 * ``jsonl``: searchain's JSON lines ``{"id", "title", "text"}``;
 * ``beir``: BEIR's ``corpus.jsonl`` ``{"_id", "title", "text"}``;
@@ -6,7 +6,9 @@
   fields quoted the way Python's ``csv`` module and DPR write them.
 
 Each may be gzip-, bz2- or zstd-compressed; the compression is read from the file's first bytes
-and the format from its first line (or given). Nothing is loaded whole. A bad line stops the
+and the format from its first line (or given). Nothing is loaded whole: the file is read in
+chunks of whole records (:meth:`Corpus.chunks`), parsed here or, in a build, by the worker
+process that encodes them (:mod:`.corpus_rows`). A bad line stops the
 build with an error naming the file and line, before anything is published.
 
 Repeated ids are found without keeping every id: each id's 64-bit hash and line number go into two
@@ -18,12 +20,9 @@ from __future__ import annotations
 
 import bz2
 import codecs
-import csv
 import gzip
-import hashlib
 import io
 import json
-import sys
 from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,16 +30,24 @@ from typing import IO
 
 import numpy as np
 
-from searchain.text import clean_text
-from searchain.types import Passage
+from searchain.tools.retrieval.corpus_rows import (
+    Chunk,
+    Columns,
+    CorpusError,
+    Layout,
+    decode,
+    id_hash,
+    tsv_rows,
+)
+from searchain.types import Passage, is_whole
 
 FORMATS = ("auto", "jsonl", "beir", "tsv")
 COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zstd"}
-_ID_KEY = {"jsonl": "id", "beir": "_id"}
-
-
-class CorpusError(ValueError):
-    """A corpus line that cannot be indexed; the message names the file and line."""
+READ = 1 << 20
+"""Bytes of the (decompressed) file read at a time."""
+CHUNK_ROWS = 1000
+"""Records a :class:`Chunk` holds: a build worker's batch (:data:`.workers.BATCH`)."""
+__all__ = ["Corpus", "CorpusError", "IdCheck", "read_corpus"]
 
 
 CORPUS_SUFFIXES = (".jsonl", ".json", ".ndjson", ".tsv")
@@ -104,10 +111,14 @@ class Corpus:
     stream is read (naming both lines), before anything that reads it is published.
     """
 
-    def __init__(self, path: str | Path, fmt: str = "auto") -> None:
+    def __init__(self, path: str | Path, fmt: str = "auto", limit: int | None = None) -> None:
         self.path = Path(path)
         if fmt not in FORMATS:
             raise CorpusError(f"unknown corpus format {fmt!r}: use {', '.join(FORMATS)}")
+        if limit is not None and not is_whole(limit, 1):
+            raise CorpusError(f"limit must be a whole number of passages, 1 or more: {limit!r}")
+        self.limit = limit
+        """Passages read at most: the corpus's first (None: all of them)."""
         if self.path.is_dir():
             raise CorpusError(f"corpus {self.path} is a directory: pass a corpus file")
         if not self.path.is_file():
@@ -140,7 +151,6 @@ class Corpus:
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         with self.path.open("rb") as raw:
-            self._raw = raw
             stream = _open_binary(self.path, raw)
             try:
                 for number, line in enumerate(stream, 1):
@@ -151,25 +161,85 @@ class Corpus:
     def _detect(self) -> str:
         for number, raw in self._lines():
             if raw.strip():
-                return detect_format(self._decode(number, raw))
+                return detect_format(decode(self.path, number, raw))
         raise CorpusError(f"{self.path}: the corpus has no passages")
 
-    def _decode(self, number: int, raw: bytes) -> str:
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise CorpusError(f"{self.path}:{number}: not UTF-8 (byte {exc.start + 1})") from None
+    def _reads(self) -> Iterator[bytes]:
+        """The file's bytes, decompressed, :data:`READ` at a time, a leading BOM removed."""
+        with self.path.open("rb") as raw:
+            self._raw = raw
+            stream = _open_binary(self.path, raw)
+            try:
+                data = stream.read(max(READ, len(codecs.BOM_UTF8)))  # a BOM in one read
+                yield data.removeprefix(codecs.BOM_UTF8)
+                while data := stream.read(READ):
+                    yield data
+            except (OSError, EOFError) as exc:  # a corrupt or truncated compressed stream
+                raise CorpusError(f"{self.path}: cannot be decompressed ({exc})") from None
+
+    def chunks(self, rows: int | None = None) -> Iterator[Chunk]:
+        """The corpus as :class:`Chunk` s of whole records, in order.
+
+        ``rows`` records a chunk (default :data:`CHUNK_ROWS`), blank lines among them.
+
+        A TSV corpus's header is read here, not handed on: each chunk carries its columns. With a
+        :attr:`limit`, the chunks end at the last passage it takes.
+        """
+        from searchain.tools.retrieval.rowscan import rows_end
+
+        tsv = self.format == "tsv"
+        layout = None if tsv else Layout(self.path, self.format)
+        reads = self._reads()
+        buffer, start, number, ended, left = b"", 0, 1, False, self.limit
+        while True:
+            wanted = (rows or CHUNK_ROWS) if layout is not None else 1  # a TSV's header first
+            end, found, blank = rows_end(np.frombuffer(buffer, np.uint8), start, tsv, wanted)
+            if found < wanted and not ended:
+                more = next(reads, None)
+                ended = more is None
+                buffer, start = buffer[start:] + (more or b""), 0
+                continue
+            if not found:  # the end of the file: what is left is a last line without a newline
+                end = len(buffer)
+                if end == start:
+                    break
+            chunk = Chunk(layout or Layout(self.path, "tsv"), number, buffer[start:end])
+            number += buffer.count(b"\n", start, end)
+            start = end
+            if layout is None:
+                layout = Layout(self.path, "tsv", self._columns(chunk))
+                continue
+            if left is not None:
+                passages = _passages(chunk, found, blank)
+                if passages >= left:
+                    yield _first(chunk, left)
+                    return
+                left -= passages
+            yield chunk
+        if layout is None:
+            raise CorpusError(f"{self.path}: the corpus has no passages")
+
+    def _columns(self, header: Chunk) -> Columns:
+        """A TSV corpus's columns, from its first row."""
+        row = next(tsv_rows(header), (1, []))[1]
+        columns = {name.strip().lower(): i for i, name in enumerate(row)}
+        if "id" not in columns or "text" not in columns:
+            raise CorpusError(
+                f"{self.path}:1: a TSV corpus starts with a header naming its columns "
+                f"(id, text, title), found {row!r}"
+            )
+        return Columns(columns["id"], columns["text"], columns.get("title"), len(row))
 
     def __iter__(self) -> Iterator[Passage]:
-        ids = _IdCheck()
-        for number, passage_id, title, text in self._records():
-            if not text.strip():
-                raise CorpusError(f'{self.path}:{number}: missing or empty "text"')
-            if not passage_id:
-                raise CorpusError(f"{self.path}:{number}: missing id")
-            passage_id = clean_text(passage_id)
-            ids.add(passage_id, number)
-            yield Passage(passage_id, clean_text(title), clean_text(text))
+        ids = IdCheck()
+        for chunk in self.chunks():
+            for number, passage_id, title, text in chunk.rows():
+                ids.add(passage_id, number)
+                yield Passage(passage_id, title, text)
+        self.check_ids(ids)
+
+    def check_ids(self, ids: IdCheck) -> None:
+        """Refuse a corpus whose every record ``ids`` holds: none at all, or a repeated id."""
         if not ids:  # a TSV header alone, say: every reader of the corpus is told which file
             raise CorpusError(f"{self.path}: the corpus has no passages")
         repeat = ids.first_repeat(self._id_at)
@@ -177,97 +247,43 @@ class Corpus:
             passage_id, first, again = repeat
             raise CorpusError(f"{self.path}:{again}: id {passage_id!r} repeats line {first}")
 
-    def _records(self) -> Iterator[tuple[int, str, str, str]]:
-        """``(line, id, title, text)`` of every record, in the file's format."""
-        return self._tsv() if self.format == "tsv" else self._json(_ID_KEY[self.format])
-
-    def _json(self, key: str) -> Iterator[tuple[int, str, str, str]]:
-        for number, raw in self._lines():
-            line = self._decode(number, raw)
-            if not line.strip():
-                continue
-            where = f"{self.path}:{number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"{where}: not valid JSON ({exc.msg})") from None
-            except RecursionError:
-                raise CorpusError(f"{where}: JSON nested too deeply to be a passage") from None
-            if not isinstance(record, dict):
-                raise CorpusError(
-                    f"{where}: expected a JSON object with {key}, title, text: one object per "
-                    "line (JSON Lines), not a JSON array"
-                    if isinstance(record, list)
-                    else f"{where}: expected a JSON object with {key}, title, text"
-                )
-            text = record.get("text")
-            if not isinstance(text, str):
-                found = ", ".join(sorted(map(str, record))[:6]) or "none"
-                raise CorpusError(
-                    f'{where}: missing or empty "text" (each line is {{"{key}", "title", '
-                    f'"text"}}; this one has: {found})'
-                )
-            if record.get(key) in (None, ""):
-                raise CorpusError(f'{where}: missing "{key}"')
-            yield number, str(record[key]), str(record.get("title") or ""), text
-
-    def _tsv(self) -> Iterator[tuple[int, str, str, str]]:
-        lines = self._lines()
-        numbered = ((n, self._decode(n, raw)) for n, raw in lines)
-        current = [0]
-
-        def text_lines() -> Iterator[str]:
-            for number, line in numbered:
-                current[0] = number
-                yield line
-
-        csv.field_size_limit(sys.maxsize)
-        rows = csv.reader(text_lines(), delimiter="\t")
-        try:
-            header = next(rows, None)
-            columns = {name.strip().lower(): i for i, name in enumerate(header or [])}
-            if "id" not in columns or "text" not in columns:
-                raise CorpusError(
-                    f"{self.path}:1: a TSV corpus starts with a header naming its columns "
-                    f"(id, text, title), found {header!r}"
-                )
-            at_id, at_text, at_title = columns["id"], columns["text"], columns.get("title")
-            width = len(header or [])
-            for row in rows:
-                if not row:
-                    continue
-                if len(row) != width:
-                    raise CorpusError(
-                        f"{self.path}:{current[0]}: {len(row)} tab-separated fields, the header "
-                        f"has {width}"
-                    )
-                title = row[at_title] if at_title is not None else ""
-                yield current[0], row[at_id], title, row[at_text]
-        except csv.Error as exc:  # csv's words suit a programmer, not a corpus's owner
-            why = (
-                "a carriage return inside an unquoted field: quote the field or remove it"
-                if "new-line character" in str(exc)
-                else f"not a TSV record ({exc})"
-            )
-            raise CorpusError(f"{self.path}:{current[0]}: {why}") from None
-
     def _id_at(self, numbers: set[int]) -> dict[int, str]:
         """The ids on the given line numbers, read again from the file."""
         found: dict[int, str] = {}
-        for number, passage_id, _, _ in self._records():
-            if number in numbers:
-                found[number] = clean_text(passage_id)
-                if len(found) == len(numbers):
-                    break
+        for chunk in self.chunks():
+            for number, passage_id, _, _ in chunk.rows():
+                if number in numbers:
+                    found[number] = passage_id
+                    if len(found) == len(numbers):
+                        return found
         return found
 
 
-def id_hash(passage_id: str) -> int:
-    """A 64-bit hash of an id (collisions are told apart by reading the ids back)."""
-    return int.from_bytes(hashlib.blake2b(passage_id.encode(), digest_size=8).digest(), "little")
+def _passages(chunk: Chunk, records: int, blank: int) -> int:
+    """Passages in ``chunk``: its ``records`` less the ``blank`` ones.
+
+    For TSV, as :func:`.rowscan.rows_end` counts them (``records`` 0: a last line without a
+    newline); JSON lines are decoded and stripped, as the reader does.
+    """
+    if chunk.layout.format == "tsv":
+        return records - blank if records else int(chunk.data[:1] not in (b"\n", b"\r"))
+    return sum(bool(line.decode(errors="replace").strip()) for line in io.BytesIO(chunk.data))
 
 
-class _IdCheck:
+def _first(chunk: Chunk, passages: int) -> Chunk:
+    """``chunk`` cut just after its first ``passages`` passages."""
+    from searchain.tools.retrieval.rowscan import rows_end
+
+    data, end = np.frombuffer(chunk.data, np.uint8), 0
+    while passages and end < len(data):
+        start = end
+        end, found, blank = rows_end(data, start, chunk.layout.format == "tsv", 1)
+        end = end if found else len(data)
+        passages -= _passages(Chunk(chunk.layout, 0, chunk.data[start:end]), found, blank)
+    return Chunk(chunk.layout, chunk.number, chunk.data[:end])
+
+
+class IdCheck:
     """Repeated ids among millions, in 16 bytes an id: hashes and line numbers in flat arrays."""
 
     def __init__(self) -> None:
@@ -278,8 +294,14 @@ class _IdCheck:
         return len(self._lines)
 
     def add(self, passage_id: str, line: int) -> None:
+        """Add one id, read on ``line``."""
         self._hashes.append(id_hash(passage_id))
         self._lines.append(line)
+
+    def extend(self, ids: np.ndarray) -> None:
+        """Add the hashes and line numbers a :meth:`.Chunk.records` gave."""
+        self._hashes.frombytes(ids[0].tobytes())
+        self._lines.frombytes(ids[1].tobytes())
 
     def first_repeat(
         self, ids_at: Callable[[set[int]], dict[int, str]]
@@ -312,6 +334,6 @@ class _IdCheck:
         return min(repeats, key=lambda r: r[2]) if repeats else None
 
 
-def read_corpus(path: str | Path, fmt: str = "auto") -> Corpus:
-    """The passages of the corpus at ``path`` (see :class:`Corpus`)."""
-    return Corpus(path, fmt)
+def read_corpus(path: str | Path, fmt: str = "auto", limit: int | None = None) -> Corpus:
+    """The passages of the corpus at ``path``, its first ``limit`` (see :class:`Corpus`)."""
+    return Corpus(path, fmt, limit)

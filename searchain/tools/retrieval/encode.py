@@ -52,6 +52,9 @@ class EncodedBatch:
     """Every passage's terms as their encoder's codes, passage after passage (int32)."""
     lengths: np.ndarray
     """Each passage's number of tokens (int32)."""
+    ids: np.ndarray | None = None
+    """Read from a corpus file's chunk: the ids' hashes and line numbers, for the corpus's check
+    of repeats (see :meth:`.Chunk.records`); None for passages handed over as records."""
 
     def __len__(self) -> int:
         return len(self.lengths)

@@ -13,6 +13,7 @@ another reads its answers, so neither side waits on a full pipe while the other 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import pickle
@@ -26,8 +27,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 import searchain
+from searchain.tools.retrieval.corpus import Corpus, CorpusError, IdCheck
+from searchain.tools.retrieval.corpus_rows import Chunk
 from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record, source_json
 from searchain.types import Passage, is_whole
+
+Job = list[Record] | Chunk
+"""What a worker is handed: passages as records, or a chunk of a corpus file to read first."""
 
 BATCH = 1000
 """Passages a worker encodes at a time: large enough that handing a batch over costs little."""
@@ -46,11 +52,12 @@ MAX_FRAME = 1 << 36
 def default_workers() -> int:
     """One fewer than the cores this process may run on: this process takes a core's worth.
 
-    It reads the corpus, writes the passage store and counts the postings while the workers
-    encode (at 1M passages, 28 s of CPU to their 16 s together), so on 2 cores a second worker
-    only shares the other core with the first: 34.2–35.9 s and 0.68–0.71 GiB for the process
-    tree with one worker, 32.6–34.2 s and 0.86 GiB with two (``benchmarks/build_memory.py``,
-    one sitting, runs alternated).
+    It cuts a corpus file into chunks, writes the passage store (zstd's threads compress it)
+    and counts the postings while the workers parse and encode: at 1M passages, 25.5–26.6 s of
+    CPU to the one worker's 25.6–26.7. A second worker on 2 cores builds faster (30.3–32.0 s
+    against 36.9–38.0, ``benchmarks/build_memory.py``, one sitting, alternated) but the process
+    tree peaks at 1.01–1.03 GiB against 0.80–0.81: one fewer than the cores keeps the build
+    within 0.8 GiB.
     """
     return len(os.sched_getaffinity(0)) - 1
 
@@ -97,6 +104,14 @@ def _records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
         yield batch
 
 
+def encode(encoder: Encoder, job: Job) -> EncodedBatch:
+    """``job`` encoded: a chunk is parsed first, its ids hashed for the corpus's repeat check."""
+    if not isinstance(job, Chunk):
+        return encoder.encode(job)
+    records, ids = job.records()
+    return dataclasses.replace(encoder.encode(records), ids=ids)
+
+
 class _Worker:
     """One child process and the thread that feeds it."""
 
@@ -110,7 +125,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             env=env,
         )
-        self._outbox: queue.SimpleQueue[list[Record] | None] = queue.SimpleQueue()
+        self._outbox: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._feed, daemon=True)
         self._reader = threading.Thread(target=self._drain, daemon=True)
@@ -121,8 +136,8 @@ class _Worker:
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            while (records := self._outbox.get()) is not None:
-                write_frame(stdin, records)
+            while (job := self._outbox.get()) is not None:
+                write_frame(stdin, job)
             stdin.close()
         except (BrokenPipeError, OSError):
             pass  # the worker died: its reader reports it
@@ -133,13 +148,13 @@ class _Worker:
         The worker never waits on a full pipe while the build counts, stores or numbers a
         batch (the counting kernel and zstd hold no GIL, so this thread reads meanwhile). The
         queue ends in None: the worker's output ended, after an exception if what it sent was
-        no batch.
+        neither a batch nor a bad line of the corpus it read.
         """
         stdout = self.process.stdout
         assert stdout is not None
         try:
             while (answer := read_frame(stdout)) is not None:
-                if not isinstance(answer, EncodedBatch):
+                if not isinstance(answer, EncodedBatch | CorpusError):
                     raise TypeError(f"a {type(answer).__name__}")
                 self._inbox.put(answer)
         except Exception as exc:  # a garbled frame: something else wrote to its output
@@ -147,13 +162,15 @@ class _Worker:
         finally:
             self._inbox.put(None)
 
-    def send(self, records: list[Record]) -> None:
-        self._outbox.put(records)
+    def send(self, job: Job) -> None:
+        self._outbox.put(job)
 
     def receive(self) -> EncodedBatch:
         answer = self._inbox.get()
         if isinstance(answer, EncodedBatch):
             return answer
+        if isinstance(answer, CorpusError):
+            raise answer
         if isinstance(answer, Exception):
             self.process.kill()
             raise ChildProcessError(
@@ -185,26 +202,41 @@ def encoded_batches(
     ``workers`` None starts :func:`default_workers`. Yields ``(worker, batch)``: a batch's codes
     are its worker's (see :class:`.TermMap`; -1 is this process). The first
     :data:`LOCAL_BATCHES` are encoded here, and all of them with no workers: processes start
-    only for a corpus larger than that.
+    only for a corpus larger than that. A :class:`.Corpus` is handed over as its file's bytes
+    (:meth:`.Corpus.chunks`), read where it is encoded; its ids are checked for repeats once
+    every batch is back, before this ends.
     """
-    workers = worker_count(workers)
-    batches = _records(passages, batch)
+    if not isinstance(passages, Corpus):
+        yield from _encoded(_records(passages, batch), tokenizer, worker_count(workers))
+        return
+    ids = IdCheck()
+    for worker, encoded in _encoded(passages.chunks(batch), tokenizer, worker_count(workers)):
+        assert encoded.ids is not None  # a chunk's batch carries them
+        ids.extend(encoded.ids)
+        yield worker, encoded
+    passages.check_ids(ids)
+
+
+def _encoded(
+    jobs: Iterator[Job], tokenizer: str, workers: int
+) -> Iterator[tuple[int, EncodedBatch]]:
+    """``jobs`` encoded, in order: see :func:`encoded_batches`."""
     encoder = Encoder(tokenizer)
-    for records in itertools.islice(batches, LOCAL_BATCHES if workers else None):
-        yield -1, encoder.encode(records)
+    for job in itertools.islice(jobs, LOCAL_BATCHES if workers else None):
+        yield -1, encode(encoder, job)
     if not workers:
         return
-    first = next(batches, None)
+    first = next(jobs, None)
     if first is None:
         return
     pool = [_Worker(tokenizer) for _ in range(workers)]
     sent = received = 0
     try:
-        for records in itertools.chain([first], batches):
+        for job in itertools.chain([first], jobs):
             if sent - received == IN_FLIGHT * workers:
                 yield received % workers, pool[received % workers].receive()
                 received += 1
-            pool[sent % workers].send(records)
+            pool[sent % workers].send(job)
             sent += 1
         while received < sent:
             yield received % workers, pool[received % workers].receive()
@@ -215,12 +247,19 @@ def encoded_batches(
 
 
 def serve(tokenizer: str) -> None:
-    """A worker's life: encode each batch read from standard input, answer on standard output."""
+    """A worker's life: encode each job read from standard input, answer on standard output.
+
+    A chunk of a corpus with a bad line is answered with the :class:`.CorpusError` that names it.
+    """
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     encoder = Encoder(tokenizer)
     try:
-        while (records := read_frame(stdin)) is not None:
-            write_frame(stdout, encoder.encode(records))  # type: ignore[arg-type]
+        while (job := read_frame(stdin)) is not None:
+            try:
+                answer: EncodedBatch | CorpusError = encode(encoder, job)  # type: ignore[arg-type]
+            except CorpusError as exc:
+                answer = exc
+            write_frame(stdout, answer)
     except (KeyboardInterrupt, BrokenPipeError):
         pass  # the build was stopped: it reports why
 

@@ -1,0 +1,70 @@
+r"""Where a corpus's records end, found in its bytes by compiled code, exactly as the readers do.
+
+A build hands the corpus to its worker processes as raw bytes, cut into runs of whole records
+that the workers decode and parse (:class:`.corpus_rows.Chunk`); the coordinating process only
+finds the cuts. A JSON-lines record is a line (Python's file iteration ends a line at ``\n`` and
+nowhere else). A TSV record is what Python's ``csv`` reader (tab-delimited, ``"`` quoting,
+doubled quotes) reads as one row: a line, or more than one where a quoted field holds a newline.
+The scan follows ``csv``'s states byte by byte (a quote opens a quoted field only at a field's
+start; ``""`` inside one is a quote; a quote that ends it followed by anything but a tab or a line
+end carries on unquoted), so a run never ends inside a quoted field. Bytes that ``csv`` refuses (a
+carriage return inside an unquoted field) are left to it: the run that holds them is parsed
+whole, and the error names their line as the reader in one process names it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_START, _FIELD, _QUOTED, _QUOTE_IN_QUOTED, _EAT = 0, 1, 2, 3, 4
+"""The scan's states: a field's start, in an unquoted field, in a quoted one, just after a quote
+in a quoted one, past a carriage return (the rest of the line, which ``csv`` refuses)."""
+_TAB, _NEWLINE, _RETURN, _QUOTE = 9, 10, 13, 34
+
+
+@numba.njit(cache=True, nogil=True)
+def rows_end(data: np.ndarray, start: int, tsv: bool, rows: int) -> tuple[int, int, int]:
+    """``(end, found, blank)``: where the ``rows``-th record from ``start`` ends.
+
+    ``end`` is the offset just past it, or past the last whole record in ``data`` if it holds
+    fewer (``found`` of them; ``end`` is ``start`` for none). A blank line counts as a record,
+    which the readers skip: ``blank`` of the TSV records found are (``csv``'s empty rows: a
+    record that starts with a line end).
+    """
+    state = _START
+    end, found, blank = start, 0, 0
+    first = True  # at a record's first byte
+    empty = False
+    for i in range(start, len(data)):
+        c = data[i]
+        if not tsv:
+            if c == _NEWLINE:
+                end, found = i + 1, found + 1
+                if found == rows:
+                    break
+            continue
+        if first:
+            empty, first = c in (_NEWLINE, _RETURN), False
+        if state == _QUOTED:
+            if c == _QUOTE:
+                state = _QUOTE_IN_QUOTED
+            continue
+        if c == _NEWLINE:
+            state, first = _START, True
+            end, found, blank = i + 1, found + 1, blank + empty
+            if found == rows:
+                break
+        elif state == _EAT:
+            continue
+        elif c == _RETURN:
+            state = _EAT
+        elif c == _TAB:
+            state = _START
+        elif state == _QUOTE_IN_QUOTED:
+            state = _QUOTED if c == _QUOTE else _FIELD
+        elif c == _QUOTE and state == _START:
+            state = _QUOTED
+        else:
+            state = _FIELD
+    return end, found, blank

@@ -36,7 +36,6 @@ from searchain.tools.retrieval.corpus_rows import (
     CorpusError,
     Layout,
     decode,
-    id_hash,
     tsv_rows,
 )
 from searchain.types import Passage, is_whole
@@ -233,8 +232,9 @@ class Corpus:
     def __iter__(self) -> Iterator[Passage]:
         ids = IdCheck()
         for chunk in self.chunks():
-            for number, passage_id, title, text in chunk.rows():
-                ids.add(passage_id, number)
+            records, read = chunk.records()
+            ids.extend(read)
+            for passage_id, title, text, _ in records:
                 yield Passage(passage_id, title, text)
         self.check_ids(ids)
 
@@ -292,11 +292,6 @@ class IdCheck:
 
     def __len__(self) -> int:
         return len(self._lines)
-
-    def add(self, passage_id: str, line: int) -> None:
-        """Add one id, read on ``line``."""
-        self._hashes.append(id_hash(passage_id))
-        self._lines.append(line)
 
     def extend(self, ids: np.ndarray) -> None:
         """Add the hashes and line numbers a :meth:`.Chunk.records` gave."""

@@ -11,11 +11,10 @@ a bad line is reported with the same words and line number.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,11 +28,6 @@ Row = tuple[int, str, str, str]
 
 class CorpusError(ValueError):
     """A corpus line that cannot be indexed; the message names the file and line."""
-
-
-def id_hash(passage_id: str) -> int:
-    """A 64-bit hash of an id (collisions are told apart by reading the ids back)."""
-    return int.from_bytes(hashlib.blake2b(passage_id.encode(), digest_size=8).digest(), "little")
 
 
 @dataclass(frozen=True)
@@ -86,9 +80,20 @@ class Chunk:
 
     def lines(self) -> Iterator[tuple[int, str]]:
         """``(number, line)`` of each line, decoded: the file's lines end at a newline only."""
-        path = self.layout.path
-        for number, raw in enumerate(io.BytesIO(self.data), self.number):
-            yield number, decode(path, number, raw)
+        return enumerate(self.text_lines(), self.number)
+
+    def text_lines(self) -> Iterable[str]:
+        """Each line, decoded.
+
+        The chunk is decoded whole; if it is not all UTF-8, line by line up to the first line
+        that is not, which is named (what comes before it is read first, as one by one).
+        """
+        try:
+            return io.StringIO(self.data.decode("utf-8"), newline="\n")
+        except UnicodeDecodeError:
+            path = self.layout.path
+            numbered = enumerate(io.BytesIO(self.data), self.number)
+            return (decode(path, number, raw) for number, raw in numbered)
 
     def rows(self) -> Iterator[Row]:
         """Every record as read, blank lines skipped, checked as :func:`checked` says."""
@@ -102,9 +107,11 @@ class Chunk:
         A record is ``(id, title, text, "")``; ``ids`` holds the ids' hashes (uint64 bits) and
         line numbers, a ``(2, n)`` array of int64.
         """
+        from searchain.tools.retrieval import rowscan  # compiled: loaded only to read a chunk
+
         rows = list(self.rows())
         ids = np.empty((2, len(rows)), np.int64)
-        ids[0] = np.fromiter((id_hash(r[1]) for r in rows), np.uint64, len(rows)).view(np.int64)
+        ids[0] = rowscan.id_hashes([r[1] for r in rows]).view(np.int64)
         ids[1] = np.fromiter((r[0] for r in rows), np.int64, len(rows))
         return [(i, title, text, "") for _, i, title, text in rows], ids
 
@@ -152,25 +159,19 @@ def _json(chunk: Chunk) -> Iterator[Row]:
 
 def tsv_rows(chunk: Chunk) -> Iterator[tuple[int, list[str]]]:
     """``(number of its last line, fields)`` of each TSV row of ``chunk``, blank ones too."""
-    current = [0]
-
-    def text_lines() -> Iterator[str]:
-        for number, line in chunk.lines():
-            current[0] = number
-            yield line
-
     csv.field_size_limit(sys.maxsize)
-    rows = csv.reader(text_lines(), delimiter="\t")
+    rows = csv.reader(chunk.text_lines(), delimiter="\t")
+    before = chunk.number - 1
     try:
         for row in rows:
-            yield current[0], row
+            yield before + rows.line_num, row
     except csv.Error as exc:  # csv's words suit a programmer, not a corpus's owner
         why = (
             "a carriage return inside an unquoted field: quote the field or remove it"
             if "new-line character" in str(exc)
             else f"not a TSV record ({exc})"
         )
-        raise CorpusError(f"{chunk.layout.path}:{current[0]}: {why}") from None
+        raise CorpusError(f"{chunk.layout.path}:{before + rows.line_num}: {why}") from None
 
 
 def _tsv(chunk: Chunk, columns: Columns) -> Iterator[Row]:

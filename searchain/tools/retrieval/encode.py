@@ -87,22 +87,30 @@ class Encoder:
 
     def encode(self, records: list[Record]) -> EncodedBatch:
         """Encode ``records``: their lines, and their terms as :class:`Tokenizer` cuts them."""
-        texts = [f"{title} {text}".lower() for _, title, text, _ in records]
-        joined = SEPARATOR.join(texts)
+        texts = [f"{title} {text}" for _, title, text, _ in records]
+        joined = SEPARATOR.join(texts).lower()
+        if len(joined) != sum(map(len, texts)) + len(texts) - 1:
+            # A character lowered to two (İ): lowered one by one, each text's length is known.
+            texts = [text.lower() for text in texts]
+            joined = SEPARATOR.join(texts)
+        # Lowered together, as one by one: no character lowers to none, and the separator, no
+        # cased or case-ignorable character, ends the context of a final sigma as a text's end.
         code_points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
         starts, stops = word_spans(code_points, character_classes(), self.kind == "standard")
         ids, new = self._words.number(code_points, starts, stops)
         spans = zip(starts[new].tolist(), stops[new].tolist(), strict=True)
         new_words = [joined[a:b] for a, b in spans]
         ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1
-        passage_of = np.searchsorted(ends, starts)  # the passage each word starts in
         if self.kind == "standard":
             fresh, tokens = new_words, ids
         else:
             fresh = self._stem(new_words)
             tokens = self._term_of_word[ids]
             kept = tokens >= 0
-            tokens, passage_of = tokens[kept], passage_of[kept]
+            tokens, starts = tokens[kept], starts[kept]
+        # Each passage's tokens: how many start before its end. A search a passage, not one a
+        # word (1.8 µs a passage, a tenth of the encoding, when each word found its passage).
+        counts = np.diff(np.searchsorted(starts, ends), prepend=0)
         encoded = [
             f'{{"id": {_quote(i)}, "title": {_quote(title)}, "text": {_quote(text)}'
             f"{f', {_SOURCE}{source}' if source else ''}}}\n".encode()
@@ -113,7 +121,7 @@ class Encoder:
             np.fromiter(map(len, encoded), np.int64, len(encoded)),
             fresh,
             np.ascontiguousarray(tokens, np.int32),
-            np.bincount(passage_of, minlength=len(records)).astype(np.int32),
+            counts.astype(np.int32),
         )
 
     def _stem(self, new_words: list[str]) -> list[str]:

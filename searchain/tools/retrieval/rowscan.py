@@ -68,3 +68,28 @@ def rows_end(data: np.ndarray, start: int, tsv: bool, rows: int) -> tuple[int, i
         else:
             state = _FIELD
     return end, found, blank
+
+
+def id_hashes(ids: list[str]) -> np.ndarray:
+    """64-bit hashes of passage ids (uint64), for the corpus's check of repeats.
+
+    FNV-1a over each id's code points, in one compiled call for a chunk's ids: a hash an id
+    (blake2b) cost about 4 µs a passage of a build worker's time. A repeat of a hash is only
+    a lead: the ids are read back to tell a real repeat from a collision.
+    """
+    lengths = np.fromiter(map(len, ids), np.int64, len(ids))
+    points = np.frombuffer("".join(ids).encode("utf-32-le", "surrogatepass"), np.uint32)
+    return _fnv(points, np.cumsum(lengths))
+
+
+@numba.njit(cache=True, nogil=True)
+def _fnv(points: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    hashes = np.empty(len(ends), np.uint64)
+    start = 0
+    for i in range(len(ends)):
+        h = np.uint64(14695981039346656037)
+        for k in range(start, ends[i]):
+            h = (h ^ np.uint64(points[k])) * np.uint64(1099511628211)
+        hashes[i] = h
+        start = ends[i]
+    return hashes

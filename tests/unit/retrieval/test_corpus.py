@@ -8,10 +8,11 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import zstandard
 
-from searchain.tools.retrieval import corpus as corpus_module
+from searchain.tools.retrieval import rowscan
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 
 ROWS = [
@@ -107,7 +108,7 @@ def test_repeated_ids_are_found_and_a_hash_collision_is_not_one(tmp_path, monkey
     with pytest.raises(CorpusError, match=r"c.tsv.zst:5: id 'b' repeats line 3"):
         list(read_corpus(path))
     # Every id hashing alike: only the real repeat is reported, distinct ids pass.
-    monkeypatch.setattr(corpus_module, "id_hash", lambda passage_id: 7)
+    monkeypatch.setattr(rowscan, "id_hashes", lambda ids: np.full(len(ids), 7, np.uint64))
     with pytest.raises(CorpusError, match=r"c.tsv.zst:5: id 'b' repeats line 3"):
         list(read_corpus(path))
     distinct = write(tmp_path / "d.tsv", tsv(rows[:3]), "")

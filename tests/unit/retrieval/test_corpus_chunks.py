@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from searchain import demo_corpus
 from searchain.tools.retrieval import corpus as corpus_module
-from searchain.tools.retrieval import workers
+from searchain.tools.retrieval import rowscan, workers
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 from searchain.tools.retrieval.corpus_rows import tsv_rows
@@ -23,12 +23,15 @@ from searchain.tools.retrieval.workers import encoded_batches
 HEADER = b"id\ttext\ttitle\n"
 # What decides where a TSV record ends: quotes (doubled, opening a field or inside one), tabs,
 # newlines, carriage returns; and letters, multi-byte ones among them.
-PIECES = [b'"', b'""', b"\t", b"\n", b"\r", b"\r\n", b"a", b"bc", "é".encode(), "\u3000".encode()]
+PIECES = [
+    *[b'"', b'""', b"\t", b"\n", b"\r", b"\r\n", b"a", b"bc", "é".encode(), "\u3000".encode()],
+    b"\xff",  # no UTF-8
+]
 
 
-def csv_rows(data: bytes) -> list[tuple[int, list[str]]] | int:
-    """What Python's csv reads from a file of ``data``: its rows after the header, each with
-    its last line's number; or the number of the line it refuses."""
+def csv_rows(data: bytes) -> list[tuple[int, list[str]]] | tuple[str, int]:
+    """What Python's csv reads from a file of ``data``, decoded line by line: its rows after the
+    header, each with its last line's number; or why and where it stops."""
     lines = io.BytesIO(data).readlines()
     number = 0
 
@@ -41,7 +44,9 @@ def csv_rows(data: bytes) -> list[tuple[int, list[str]]] | int:
     try:
         return [(number, row) for row in reader][1:]
     except csv.Error:
-        return number
+        return "a carriage return", number
+    except UnicodeDecodeError:
+        return "not UTF-8", number
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,8 +65,9 @@ def test_chunks_end_where_csv_ends_a_record(tmp_path_factory, body, bom, rows, r
     corpus_module.READ, before = read, corpus_module.READ
     try:
         corpus = read_corpus(path)
-        if isinstance(expected, int):
-            with pytest.raises(CorpusError, match=rf"c\.tsv:{expected}: a carriage return"):
+        if isinstance(expected, tuple):
+            why, line = expected
+            with pytest.raises(CorpusError, match=rf"c\.tsv:{line}: {why}"):
                 [row for chunk in corpus.chunks(rows) for row in tsv_rows(chunk)]
             return
         chunks = list(corpus.chunks(rows))
@@ -188,3 +194,12 @@ def test_a_limit_is_a_whole_number_of_passages(tmp_path, limit):
     path.write_text('{"id": "1", "text": "x"}\n')
     with pytest.raises(CorpusError, match="limit must be a whole number of passages, 1 or more"):
         read_corpus(path, limit=limit)
+
+
+@given(st.lists(st.text(max_size=8), max_size=20))
+def test_a_chunks_ids_hash_as_each_id_alone_does(ids):
+    """Hashed in one call, end to end, each id hashes as it does alone: ids that differ only
+    where one ends and the next begins ("ab", "c" against "a", "bc") are told apart."""
+    alone = [int(rowscan.id_hashes([i])[0]) for i in ids]
+    assert rowscan.id_hashes(ids).tolist() == alone
+    assert len(set(alone)) == len(set(ids))  # no collision among so few

@@ -19,6 +19,7 @@ come back to Python as strings.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -44,14 +45,24 @@ def character_classes() -> np.ndarray:
     ``WORD`` as ``\w``, ``DIGIT`` as ``\d``, ``JOINER`` for ``standard``'s ``. ' ` ’`` (``,``
     is told apart in the kernel).
     """
-    classes = np.zeros(0x110000, np.uint8)
-    for code in range(0x110000):
-        char = chr(code)
-        if char.isalnum() or char == "_":
-            classes[code] = WORD | (DIGIT if char.isdecimal() else 0)
+    every = np.arange(0x110000, dtype=np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    classes = _matching(r"\w", every) * np.uint8(WORD) | _matching(r"\d", every) * np.uint8(DIGIT)
     for char in ".'`’":
         classes[ord(char)] |= JOINER
     return classes
+
+
+def _matching(pattern: str, text: str) -> np.ndarray:
+    """Whether each character of ``text`` matches ``pattern``, a class of one character.
+
+    Two substitutions in ``re``'s compiled code, not a Python call a code point: a code point
+    table took 3.6 s of every build process's start (``chr`` and ``str.isalnum`` 1.1M times).
+    The characters that do not match become NUL first, so the matching ones are all that is
+    left to become 1 (NUL and 1 match neither class).
+    """
+    outside = re.sub(pattern.swapcase(), "\x00", text)  # \W for \w, \D for \d
+    marked = re.sub(pattern, "\x01", outside)
+    return np.frombuffer(marked.encode("utf-32-le", "surrogatepass"), np.uint32) == 1
 
 
 @numba.njit(cache=True, nogil=True)

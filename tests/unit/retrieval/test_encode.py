@@ -245,3 +245,14 @@ def test_term_ids_number_terms_as_a_dict_does(batches):
     assert again.terms() == list(seen) and again.add(["fresh"]).tolist() == [
         seen.get("fresh", len(seen))
     ]
+
+
+def test_every_code_points_classes_are_its_string_methods():
+    """The table is made by ``re``'s substitutions: every code point, surrogates too, is in
+    ``\\w`` and ``\\d`` exactly when ``str.isalnum()`` (or ``_``) and ``str.isdecimal()`` say so."""
+    classes = character_classes()
+    chars = [chr(code) for code in range(0x110000)]
+    word = np.fromiter((c.isalnum() or c == "_" for c in chars), bool, len(chars))
+    digit = np.fromiter((c.isdecimal() for c in chars), bool, len(chars))
+    assert np.array_equal(classes & 1 > 0, word) and np.array_equal(classes & 2 > 0, digit)
+    assert [chr(c) for c in np.flatnonzero(classes & 4)] == ["'", ".", "`", "’"]  # by code

@@ -334,7 +334,8 @@ class BM25Index:
         check_bm25_parameters(k1, b)
         from searchain.tools.retrieval.workers import encoded_batches, worker_count
 
-        worker_count(workers)  # refused before touching the disk
+        # Refused before touching the disk; the store compresses on the cores workers leave.
+        threads = max(1, len(os.sched_getaffinity(0)) - worker_count(workers))
         with build_lock(path):  # a second build of this index is refused while it runs
             recover_held(path)  # finish or undo a replacement a crash interrupted, drop leftovers
             if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
@@ -351,7 +352,7 @@ class BM25Index:
             from searchain.tools.retrieval.encode import TermMap
 
             tmp = new_version(path)
-            store = PassageStoreWriter(tmp)
+            store = PassageStoreWriter(tmp, threads=threads)
             try:
                 matrix = PostingsBuilder(tmp / "segments", memory)
                 maps: dict[int, TermMap] = {}

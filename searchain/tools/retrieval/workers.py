@@ -40,9 +40,12 @@ BATCH = 1000
 LOCAL_BATCHES = 8
 """Batches encoded in this process before any worker starts: a small corpus (the demo's, a
 test's) is indexed before a worker process would have imported numpy."""
-IN_FLIGHT = 2
-"""Batches each worker may hold: one it encodes, one waiting (8 built no faster at 1M: 44.4 and
-46.3 s against 44.5 and 50.1, alternated)."""
+IN_FLIGHT = 8
+"""Batches each worker may hold: enough to keep it encoding while this process counts a
+segment (a few hundred milliseconds, in which a worker encodes a dozen batches). At 1M passages
+on 2 cores, one worker, alternated: 16 in flight built in 33.0–34.0 s against 35.1–37.7 with 2;
+8 in 32.7–32.9 against 16's 33.0–33.5. Before the workers read the corpus, this process was
+the slower side and 8 built no faster than 2."""
 _FRAME = struct.Struct("<Q")
 MAX_FRAME = 1 << 36
 """Bytes a frame may say it holds: far beyond any batch's, so a larger length is not a frame's

@@ -30,10 +30,6 @@ from searchain.tools.retrieval.vocabulary import Terms
 
 WORD, DIGIT, JOINER = 1, 2, 4
 """Bits of :func:`character_classes`."""
-HOT = 1 << 15
-"""Words also held in a small table of their own, the first met: a corpus's commonest words are
-among them, and their table (256 KiB) stays in the core's cache where the table of every word
-(16 MiB at 1M passages) does not: numbering a word took 64 ns, most of it that table's miss."""
 SEPARATOR = "\x00"
 """Put between passages: neither a word character nor a joiner, so no word spans two."""
 
@@ -109,67 +105,49 @@ def _hash(text: np.ndarray, start: int, stop: int) -> np.uint64:
 
 
 @numba.njit(cache=True, nogil=True)
-def _is(
-    text: np.ndarray, start: int, stop: int, chars: np.ndarray, offsets: np.ndarray, word: int
-) -> bool:
-    """Whether ``text[start:stop]`` is word number ``word``."""
-    at = offsets[word]
-    length = stop - start
-    if offsets[word + 1] - at != length:
-        return False
-    k = 0
-    while k < length and chars[at + k] == text[start + k]:
-        k += 1
-    return k == length
-
-
-@numba.njit(cache=True, nogil=True)
 def _intern(
     text: np.ndarray,
     starts: np.ndarray,
     stops: np.ndarray,
-    hot: np.ndarray,
     table: np.ndarray,
     chars: np.ndarray,
     offsets: np.ndarray,
     known: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Number each word by the tables, adding the words they lack: ``(ids, new, known)``.
+    """Number each word by the table, adding the words it lacks: ``(ids, new, known)``.
 
-    ``hot`` holds the first :data:`HOT` words, ``table`` every word. ``new`` holds, for each word
-    added, the position of its first occurrence; the caller has made room in every array for
-    all of the batch's words being new.
+    ``new`` holds, for each word added, the position of its first occurrence; the caller has
+    made room in every array for all of the batch's words being new.
     """
-    hot_mask, mask = len(hot) - 1, len(table) - 1
+    mask = len(table) - 1
     ids = np.empty(len(starts), np.int32)
     new = np.empty(len(starts), np.int64)
     added = 0
     for w in range(len(starts)):
         start, stop = starts[w], stops[w]
-        h = _hash(text, start, stop)
-        spot = np.int64(h & np.uint64(hot_mask))
-        while hot[spot] >= 0 and not _is(text, start, stop, chars, offsets, hot[spot]):
-            spot = (spot + 1) & hot_mask
-        if hot[spot] >= 0:
-            ids[w] = hot[spot]
-            continue
-        slot = np.int64(h & np.uint64(mask))
-        while table[slot] >= 0 and not _is(text, start, stop, chars, offsets, table[slot]):
+        length = stop - start
+        slot = np.int64(_hash(text, start, stop) & np.uint64(mask))
+        while True:
+            seen = table[slot]
+            if seen < 0:  # a word not met before: store its code points
+                table[slot] = known
+                at = offsets[known]
+                chars[at : at + length] = text[start:stop]
+                offsets[known + 1] = at + length
+                ids[w] = known
+                new[added] = w
+                added += 1
+                known += 1
+                break
+            at = offsets[seen]
+            if offsets[seen + 1] - at == length:
+                k = 0
+                while k < length and chars[at + k] == text[start + k]:
+                    k += 1
+                if k == length:
+                    ids[w] = seen
+                    break
             slot = (slot + 1) & mask
-        if table[slot] >= 0:
-            ids[w] = table[slot]
-            continue
-        # A word not met before: store its code points.
-        table[slot] = known
-        if known < HOT:
-            hot[spot] = known
-        at = offsets[known]
-        chars[at : at + stop - start] = text[start:stop]
-        offsets[known + 1] = at + stop - start
-        ids[w] = known
-        new[added] = w
-        added += 1
-        known += 1
     return ids, new[:added], known
 
 
@@ -230,7 +208,6 @@ class WordTable:
     """
 
     def __init__(self) -> None:
-        self._hot = np.full(2 * HOT, -1, np.int32)
         self._table = np.full(1 << 16, -1, np.int64)
         self._chars = np.empty(1 << 20, np.uint32)
         self._offsets = np.zeros(1 << 16, np.int64)
@@ -253,7 +230,7 @@ class WordTable:
         if letters > len(self._chars):
             self._chars = _grown(self._chars, letters)
         ids, new, self.size = _intern(
-            text, starts, stops, self._hot, self._table, self._chars, self._offsets, self.size
+            text, starts, stops, self._table, self._chars, self._offsets, self.size
         )
         return ids, new
 

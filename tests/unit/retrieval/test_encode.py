@@ -212,8 +212,7 @@ def test_a_script_with_no_main_guard_builds_with_workers(tmp_path):
 
 
 def test_the_word_table_grows_and_keeps_every_word():
-    """Past its first sizes (the first words' table, slots, characters, offsets), every word
-    keeps its number."""
+    """Past its first sizes (slots, characters, offsets), every word keeps its number."""
     table, seen = WordTable(), {}
     for b in range(5):
         words = [f"w{(b * 7919 + i * 104729) % 120_000}" + "x" * (i % 9) for i in range(40_000)]

@@ -186,6 +186,8 @@ class Corpus:
         """
         from searchain.tools.retrieval.rowscan import rows_end
 
+        if rows is not None and not is_whole(rows, 1):
+            raise ValueError(f"rows must be a whole number, 1 or more: {rows!r}")
         tsv = self.format == "tsv"
         layout = None if tsv else Layout(self.path, self.format)
         reads = self._reads()

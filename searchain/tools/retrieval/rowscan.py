@@ -17,6 +17,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from searchain.tools.retrieval.wordscan import fnv1a
+
 _START, _FIELD, _QUOTED, _QUOTE_IN_QUOTED, _EAT = 0, 1, 2, 3, 4
 """The scan's states: a field's start, in an unquoted field, in a quoted one, just after a quote
 in a quoted one, past a carriage return (the rest of the line, which ``csv`` refuses)."""
@@ -87,9 +89,6 @@ def _fnv(points: np.ndarray, ends: np.ndarray) -> np.ndarray:
     hashes = np.empty(len(ends), np.uint64)
     start = 0
     for i in range(len(ends)):
-        h = np.uint64(14695981039346656037)
-        for k in range(start, ends[i]):
-            h = (h ^ np.uint64(points[k])) * np.uint64(1099511628211)
-        hashes[i] = h
+        hashes[i] = fnv1a(points, start, ends[i])
         start = ends[i]
     return hashes

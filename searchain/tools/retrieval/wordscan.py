@@ -96,8 +96,8 @@ def word_spans(
 
 
 @numba.njit(cache=True, nogil=True)
-def _hash(text: np.ndarray, start: int, stop: int) -> np.uint64:
-    """FNV-1a over a word's code points."""
+def fnv1a(text: np.ndarray, start: int, stop: int) -> np.uint64:
+    """FNV-1a over the code points ``text[start:stop]`` (a word's, a passage id's)."""
     h = np.uint64(14695981039346656037)
     for k in range(start, stop):
         h = (h ^ np.uint64(text[k])) * np.uint64(1099511628211)
@@ -126,7 +126,7 @@ def _intern(
     for w in range(len(starts)):
         start, stop = starts[w], stops[w]
         length = stop - start
-        slot = np.int64(_hash(text, start, stop) & np.uint64(mask))
+        slot = np.int64(fnv1a(text, start, stop) & np.uint64(mask))
         while True:
             seen = table[slot]
             if seen < 0:  # a word not met before: store its code points
@@ -157,7 +157,7 @@ def _rehash(chars: np.ndarray, offsets: np.ndarray, known: int, size: int) -> np
     table = np.full(size, -1, np.int64)
     mask = size - 1
     for word in range(known):
-        slot = np.int64(_hash(chars, offsets[word], offsets[word + 1]) & np.uint64(mask))
+        slot = np.int64(fnv1a(chars, offsets[word], offsets[word + 1]) & np.uint64(mask))
         while table[slot] >= 0:
             slot = (slot + 1) & mask
         table[slot] = word

@@ -59,8 +59,8 @@ def default_workers() -> int:
     and counts the postings while the workers parse and encode: at 1M passages, 25.5–26.6 s of
     CPU to the one worker's 25.6–26.7. A second worker on 2 cores builds faster (30.3–32.0 s
     against 36.9–38.0, ``benchmarks/build_memory.py``, one sitting, alternated) but the process
-    tree peaks at 1.01–1.03 GiB against 0.80–0.81: one fewer than the cores keeps the build
-    within 0.8 GiB.
+    tree peaks at 1.01–1.03 GiB against 0.80–0.83 with one (the goal is 0.8 GiB; one worker
+    is the closer to it).
     """
     return len(os.sched_getaffinity(0)) - 1
 

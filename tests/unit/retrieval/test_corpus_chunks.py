@@ -203,3 +203,12 @@ def test_a_chunks_ids_hash_as_each_id_alone_does(ids):
     alone = [int(rowscan.id_hashes([i])[0]) for i in ids]
     assert rowscan.id_hashes(ids).tolist() == alone
     assert len(set(alone)) == len(set(ids))  # no collision among so few
+
+
+@pytest.mark.parametrize("rows", [0, -1, 1.5, True, "3"])
+def test_a_chunks_rows_are_a_whole_number(tmp_path, rows):
+    """Not a chunk of the whole file for a count below one, nor a default for 0."""
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"id": "1", "text": "x"}\n')
+    with pytest.raises(ValueError, match="rows must be a whole number, 1 or more"):
+        next(read_corpus(path).chunks(rows))

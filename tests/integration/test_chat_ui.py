@@ -119,10 +119,14 @@ class Chat:
         self.wait_for_element("textarea")
 
     def ask(self, question: str) -> None:
-        """Type ``question`` and send it; Enter again until the conversation shows it.
+        """Type ``question`` and send it; Enter again until the box is emptied and the
+        conversation shows it.
 
         Agent Chat UI ignores Enter while it still counts the last run as loading (on a busy
         machine, a moment after its answer shows): the question would sit in the box unsent.
+        The page's text alone cannot tell: React writes a textarea's value into its text too
+        (its default value), so a question still in the box reads as one in the conversation.
+        The UI empties the box only when it sends.
         """
         from selenium.webdriver.common.by import By
         from selenium.webdriver.common.keys import Keys
@@ -133,12 +137,11 @@ class Chat:
         box.send_keys(Keys.ENTER)
 
         def sent(text: str) -> bool:
-            if text.count(question) > shown:
-                return True
             box = self.driver.find_element(By.CSS_SELECTOR, "textarea")
             if box.get_attribute("value"):
                 box.send_keys(Keys.ENTER)
-            return False
+                return False
+            return text.count(question) > shown
 
         self.wait_until(sent, f"the question {question!r} was never sent")
 

@@ -15,7 +15,7 @@ are read from every segment and placed term by term (segments hold consecutive p
 placing them in order keeps passages ascending), encoded, and appended to the output files.
 Memory stays within the budget whatever the corpus size (a segment may run over it by one batch
 of passages, :data:`.workers.BATCH`), apart from the vocabulary (:class:`.wordscan.TermIds`:
-about 60 bytes a distinct word) and 4 bytes a passage (its length), and the passage store's
+about 40 bytes a distinct word) and 4 bytes a passage (its length), and the passage store's
 block sizes.
 
 Segments and ranges are capped, not sized to the budget: larger ones are no faster (1M passages,

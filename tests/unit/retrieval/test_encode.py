@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
-from searchain.tools.retrieval import workers
+from searchain.tools.retrieval import wordscan, workers
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.encode import Encoder, TermMap, source_json
 from searchain.tools.retrieval.tokenizer import Tokenizer
@@ -223,6 +223,20 @@ def test_the_word_table_grows_and_keeps_every_word():
         assert ids.tolist() == [seen.setdefault(w, len(seen)) for w in words]
         assert [words[i] for i in new.tolist()] == list(seen)[len(seen) - len(new) :]
     assert table.size == len(seen) > 1 << 16
+
+
+def test_the_word_table_numbers_as_many_words_as_int32_ids_hold_and_refuses_more(monkeypatch):
+    """Ids and slots are int32: a batch that could take the table past :data:`MAX_WORDS` is
+    refused before anything is numbered, and one that stays within it (up to the last id) is not."""
+    text = np.frombuffer("ab cd ef".encode("utf-32-le"), np.uint32)
+    starts, stops = word_spans(text, character_classes(), False)
+    monkeypatch.setattr(wordscan, "MAX_WORDS", 3)
+    table = WordTable()
+    assert table.number(text, starts, stops)[0].tolist() == [0, 1, 2]  # exactly the most
+    monkeypatch.setattr(wordscan, "MAX_WORDS", 5)
+    with pytest.raises(ValueError, match="more than 5 distinct words"):
+        table.number(text, starts, stops)  # 3 held and 3 more could be new: 6
+    assert table.size == 3 and table.words() == ["ab", "cd", "ef"]
 
 
 @settings(max_examples=60, deadline=None)

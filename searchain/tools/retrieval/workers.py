@@ -57,10 +57,9 @@ def default_workers() -> int:
 
     It cuts a corpus file into chunks, writes the passage store (zstd's threads compress it)
     and counts the postings while the workers parse and encode: at 1M passages, 25.5–26.6 s of
-    CPU to the one worker's 25.6–26.7. A second worker on 2 cores builds faster (30.3–32.0 s
-    against 36.9–38.0, ``benchmarks/build_memory.py``, one sitting, alternated) but the process
-    tree peaks at 1.01–1.03 GiB against 0.80–0.83 with one (the goal is 0.8 GiB; one worker
-    is the closer to it).
+    CPU to the one worker's 25.6–26.7. A second worker on 2 cores builds faster (30.0 s against
+    33.5–33.6, ``benchmarks/build_memory.py``, numba's cache warm) but the process tree peaks at
+    0.89 GiB against 0.68–0.70 with one: over the goal of 0.8 GiB, which one worker keeps.
     """
     return len(os.sched_getaffinity(0)) - 1
 

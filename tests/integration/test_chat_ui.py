@@ -37,6 +37,8 @@ FOLLOW = "Where was Lorenzo Monaco born?"
 BOB = "Which painter influenced Lorenzo Monaco?"
 WAIT = 180
 """Seconds to wait for the page to show what a step brings (generous: a busy machine)."""
+BOX = 'textarea[placeholder="Type your message..."]'
+"""The chat's message box (the page's other textareas are an interrupt's fields)."""
 PROMPT_MARKS = ("[Query 1]", "Construct a global reasoning chain", "[Final Content]")
 """Text of the LLM's own conversation, which the person never sees."""
 REASON = "textarea[placeholder^='Share feedback']"
@@ -103,7 +105,7 @@ class Chat:
     def open(self, api_url: str, assistant: str, **params: str) -> None:
         query = urllib.parse.urlencode({"apiUrl": api_url, "assistantId": assistant, **params})
         self.driver.get(f"{self.base}/?{query}")
-        self.wait_for_element("textarea")
+        self.wait_for_element(BOX)
 
     def sign_in(self, api_url: str, assistant: str, key: str) -> None:
         """The UI's own set-up form, as a team member fills it in: server, assistant, key."""
@@ -116,7 +118,7 @@ class Chat:
             element.clear()
             element.send_keys(value)
         self.driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        self.wait_for_element("textarea")
+        self.wait_for_element(BOX)
 
     def ask(self, question: str) -> None:
         """Type ``question`` and send it; Enter again until the box is emptied and the
@@ -126,18 +128,19 @@ class Chat:
         machine, a moment after its answer shows): the question would sit in the box unsent.
         The page's text alone cannot tell: React writes a textarea's value into its text too
         (its default value), so a question still in the box reads as one in the conversation.
-        The UI empties the box only when it sends.
+        The UI empties the box only when it sends. The box is found by its placeholder: an
+        interrupt's form has textareas of its own, holding values.
         """
         from selenium.webdriver.common.by import By
         from selenium.webdriver.common.keys import Keys
 
         shown = self.text().count(question)
-        box = self.driver.find_element(By.CSS_SELECTOR, "textarea")
+        box = self.driver.find_element(By.CSS_SELECTOR, BOX)
         box.send_keys(question)
         box.send_keys(Keys.ENTER)
 
         def sent(text: str) -> bool:
-            box = self.driver.find_element(By.CSS_SELECTOR, "textarea")
+            box = self.driver.find_element(By.CSS_SELECTOR, BOX)
             if box.get_attribute("value"):
                 box.send_keys(Keys.ENTER)
                 return False

@@ -202,7 +202,6 @@ def _utf8(chars: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarra
 MAX_WORDS = np.iinfo(np.int32).max
 """Words a table numbers at most: ids are int32, and so are its slots (4 bytes a slot, not 8:
 16 MB less at 1M passages' 1.75M words, in every build process)."""
-_EMPTY = np.empty(0, np.int32)
 
 
 class WordTable:
@@ -232,7 +231,7 @@ class WordTable:
             raise ValueError(f"more than {MAX_WORDS:,} distinct words: more than ids can number")
         if 2 * most > len(self._table):
             size = _power_of_two(2 * most)
-            self._table = _EMPTY  # the old table is let go before the new one is filled
+            self._table = np.empty(0, np.int32)  # let go before the new one is filled
             self._table = _rehash(self._chars, self._offsets, self.size, size)
         if most + 1 > len(self._offsets):
             self._offsets = _grown(self._offsets, most + 1)

@@ -1,8 +1,9 @@
 """Batches of passages made ready for the index: their stored lines and their terms' codes.
 
-This is the build's per-passage work — JSON-encoding each passage for the passage store,
-tokenising its title and text, numbering its terms — and it runs in worker processes (the GIL
-stops threads from sharing it). An :class:`Encoder` numbers the terms it meets from batch to
+This is the build's per-passage work — JSON-encoding each passage for the passage store
+(:mod:`.store_lines`), lower-casing and tokenising its title and text, numbering its terms, all
+in compiled code but the new terms' strings — and it runs in worker processes (the GIL stops
+threads from sharing it). An :class:`Encoder` numbers the terms it meets from batch to
 batch (:class:`.wordscan.WordTable`), so a batch carries as strings only the terms its worker
 had not met before — a few thousand, not the batch's twenty thousand distinct words — and the
 coordinating process, whose one core every batch passes through, looks each of those up once
@@ -19,16 +20,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
 import numpy as np
 
+from searchain.tools.retrieval.store_lines import json_lines
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.wordscan import (
     SEPARATOR,
     TermIds,
     WordTable,
     character_classes,
+    lower_case,
+    lowered,
     word_spans,
 )
 from searchain.types import Source
@@ -61,18 +64,56 @@ class EncodedBatch:
         return len(self.lengths)
 
 
-_quote = encode_basestring
-"""A JSON string as ``json.dumps(..., ensure_ascii=False)`` writes it (the very C function it
-calls): the passage store's lines are formatted around it, four times faster than dumping a
-dict a passage, byte for byte the same (the tests compare them)."""
-
-
-_SOURCE = '"source": '
-
-
 def source_json(source: Source | None) -> str:
     """A passage's source as its stored JSON object, ``""`` for none (see :data:`Record`)."""
     return json.dumps(asdict(source), ensure_ascii=False) if source is not None else ""
+
+
+def _utf32(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+
+
+class Texts:
+    """A batch's texts as its encoder reads them: code points, end to end, a separator between."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.code_points = _utf32(SEPARATOR.join(texts))
+        self.ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1
+        """Where each text ends in :attr:`code_points` (at the separator after it)."""
+
+    def lowered(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(lower, ends)``: the texts lowered as ``str.lower`` lowers each, and their ends.
+
+        In compiled code, but for the texts holding a Σ: ``str.lower`` alone knows σ from ς.
+        """
+        lower, ends, sigmas = lowered(self.code_points, lower_case(), self.ends)
+        for p in np.flatnonzero(sigmas).tolist():
+            start = ends[p - 1] + 1 if p else 0
+            lower[start : ends[p]] = _utf32(self.texts[p].lower())
+        return lower, ends
+
+
+def _lines(records: list[Record], texts: Texts) -> tuple[bytes, np.ndarray]:
+    """``records``' stored lines, end to end, and each one's bytes.
+
+    ``texts`` are their titles and texts, as :meth:`Encoder.encode` joins them.
+    """
+    ids = Texts([i for i, _, _, _ in records])
+    titles = np.fromiter((len(title) for _, title, _, _ in records), np.int64, len(records))
+    sources = [source.encode() for _, _, _, source in records]
+    source_ends = np.zeros(len(records) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, sources), np.int64, len(sources)), out=source_ends[1:])
+    source_bytes = np.frombuffer(b"".join(sources), np.uint8)
+    lines, lengths, ok = json_lines(
+        ids.code_points, ids.ends, texts.code_points, texts.ends, titles, source_bytes, source_ends
+    )
+    if not ok:
+        raise ValueError(
+            "a passage holds a lone surrogate (half of a UTF-16 pair), which UTF-8 cannot "
+            "store: pass its id, title and text through searchain.text.clean_text"
+        )
+    return lines.tobytes(), lengths
 
 
 class Encoder:
@@ -88,20 +129,12 @@ class Encoder:
 
     def encode(self, records: list[Record]) -> EncodedBatch:
         """Encode ``records``: their lines, and their terms as :class:`Tokenizer` cuts them."""
-        texts = [f"{title} {text}" for _, title, text, _ in records]
-        joined = SEPARATOR.join(texts).lower()
-        if len(joined) != sum(map(len, texts)) + len(texts) - 1:
-            # A character lowered to two (İ): lowered one by one, each text's length is known.
-            texts = [text.lower() for text in texts]
-            joined = SEPARATOR.join(texts)
-        # Lowered together, as one by one: no character lowers to none, and the separator, no
-        # cased or case-ignorable character, ends the context of a final sigma as a text's end.
-        code_points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
-        starts, stops = word_spans(code_points, character_classes(), self.kind == "standard")
-        ids, new = self._words.number(code_points, starts, stops)
-        spans = zip(starts[new].tolist(), stops[new].tolist(), strict=True)
-        new_words = [joined[a:b] for a, b in spans]
-        ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1
+        texts = Texts([f"{title} {text}" for _, title, text, _ in records])
+        lower, lower_ends = texts.lowered()
+        starts, stops = word_spans(lower, character_classes(), self.kind == "standard")
+        known = self._words.size
+        ids, _ = self._words.number(lower, starts, stops)
+        new_words = self._words.words(known)
         if self.kind == "standard":
             fresh, tokens = new_words, ids
         else:
@@ -111,15 +144,11 @@ class Encoder:
             tokens, starts = tokens[kept], starts[kept]
         # Each passage's tokens: how many start before its end. A search a passage, not one a
         # word (1.8 µs a passage, a tenth of the encoding, when each word found its passage).
-        counts = np.diff(np.searchsorted(starts, ends), prepend=0)
-        encoded = [
-            f'{{"id": {_quote(i)}, "title": {_quote(title)}, "text": {_quote(text)}'
-            f"{f', {_SOURCE}{source}' if source else ''}}}\n".encode()
-            for i, title, text, source in records
-        ]
+        counts = np.diff(np.searchsorted(starts, lower_ends), prepend=0)
+        lines, line_lengths = _lines(records, texts)
         return EncodedBatch(
-            b"".join(encoded),
-            np.fromiter(map(len, encoded), np.int64, len(encoded)),
+            lines,
+            line_lengths,
             fresh,
             np.ascontiguousarray(tokens, np.int32),
             counts.astype(np.int32),

@@ -2,8 +2,10 @@ r"""A batch's words found and numbered in compiled code, exactly as the tokenize
 
 Python's ``re.findall`` costs about 0.4 µs a word — 40 µs for a 100-word passage, most of a
 build's time — and numbering the words costs a dictionary lookup each. Here a batch of
-passages is lower-cased by Python (``str.lower``, whose Unicode rules stay Python's), laid end
-to end as UTF-32 code points, and scanned by numba: word characters are those ``re`` calls
+passages is laid end to end as UTF-32 code points, lower-cased by a table that ``str.lower``
+made of every code point (:func:`lower_case`; the texts holding a Σ, whose σ or ς the letters
+around it decide, by ``str.lower`` itself: 3 ns a character where the table takes 0.8), and
+scanned by numba: word characters are those ``re`` calls
 ``\w`` (``str.isalnum()`` or ``_``) and digits those it calls ``\d`` (``str.isdecimal()``),
 read from a table of every code point built with those very methods, so the words found are
 the regexes' words (a property test holds the two together on arbitrary text). Each word is
@@ -59,6 +61,64 @@ def _matching(pattern: str, text: str) -> np.ndarray:
     outside = re.sub(pattern.swapcase(), "\x00", text)  # \W for \w, \D for \d
     marked = re.sub(pattern, "\x01", outside)
     return np.frombuffer(marked.encode("utf-32-le", "surrogatepass"), np.uint32) == 1
+
+
+CAPITAL_I_DOT, CAPITAL_SIGMA = 0x130, 0x3A3
+"""The two code points whose lower case ``str.lower`` does not give alone: İ lowers to two (i
+and a combining dot above); Σ to σ, or to ς ending a word, which the letters around it say."""
+
+
+@lru_cache(maxsize=1)
+def lower_case() -> np.ndarray:
+    """Each code point's lower case as ``str.lower`` gives it, where it is one code point.
+
+    One ``str.lower`` of every code point at once; İ (taken out first: it would shift the rest)
+    and Σ are left as they are, for :func:`lowered`.
+    """
+    every = np.arange(0x110000, dtype=np.uint32)
+    every[CAPITAL_I_DOT] = 0
+    text = every.tobytes().decode("utf-32-le", "surrogatepass")
+    table = np.frombuffer(text.lower().encode("utf-32-le", "surrogatepass"), np.uint32).copy()
+    table[[CAPITAL_I_DOT, CAPITAL_SIGMA]] = [CAPITAL_I_DOT, CAPITAL_SIGMA]
+    return table
+
+
+@numba.njit(cache=True, nogil=True)
+def lowered(
+    text: np.ndarray, table: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lower, lower_ends, sigmas)``: ``text`` lowered as ``str.lower`` lowers it, but Σ.
+
+    ``text`` holds texts (code points) ending at ``ends``, a separator after each but the last.
+    ``lower_ends`` are their ends in ``lower``: an İ becomes two code points there. A Σ is left
+    as it is: only ``str.lower`` knows the letters around it that make it σ or ς, so the caller
+    lowers the texts that ``sigmas`` marks with it.
+    """
+    extra = 0
+    for c in text:
+        extra += c == CAPITAL_I_DOT
+    lower = np.empty(len(text) + extra, np.uint32)
+    lower_ends = np.empty(len(ends), np.int64)
+    sigmas = np.zeros(len(ends), np.bool_)
+    j = 0
+    for p in range(len(ends)):
+        for k in range(ends[p - 1] + 1 if p else 0, ends[p]):
+            c = text[k]
+            if c < 128:
+                lower[j] = c + 32 if 65 <= c <= 90 else c
+            elif c == CAPITAL_I_DOT:
+                lower[j] = 0x69
+                j += 1
+                lower[j] = 0x307
+            else:
+                lower[j] = table[c]
+                sigmas[p] |= c == CAPITAL_SIGMA
+            j += 1
+        lower_ends[p] = j
+        if ends[p] < len(text):
+            lower[j] = text[ends[p]]
+            j += 1
+    return lower, lower_ends, sigmas
 
 
 @numba.njit(cache=True, nogil=True)
@@ -177,26 +237,33 @@ def _utf8(chars: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarra
     data = np.empty(ends[-1], np.uint8)
     at = 0
     for k in range(offsets[-1]):
-        c = np.uint32(chars[k])
-        if c < 0x80:
-            data[at] = c
-            at += 1
-            continue
-        if c < 0x800:
-            data[at] = 0xC0 | (c >> 6)
-            at += 1
-        elif c < 0x10000:
-            data[at] = 0xE0 | (c >> 12)
-            data[at + 1] = 0x80 | ((c >> 6) & 0x3F)
-            at += 2
-        else:
-            data[at] = 0xF0 | (c >> 18)
-            data[at + 1] = 0x80 | ((c >> 12) & 0x3F)
-            data[at + 2] = 0x80 | ((c >> 6) & 0x3F)
-            at += 3
-        data[at] = 0x80 | (c & 0x3F)
-        at += 1
+        at = put_utf8(data, at, np.uint32(chars[k]))
     return data, ends
+
+
+@numba.njit(cache=True, nogil=True)
+def put_utf8(out: np.ndarray, at: int, c: np.uint32) -> int:
+    """Code point ``c`` written at ``out[at]`` as UTF-8; where it ends.
+
+    A surrogate is written as Python's ``surrogatepass`` writes it.
+    """
+    if c < 0x80:
+        out[at] = c
+        return at + 1
+    if c < 0x800:
+        out[at] = 0xC0 | (c >> 6)
+        at += 1
+    elif c < 0x10000:
+        out[at] = 0xE0 | (c >> 12)
+        out[at + 1] = 0x80 | ((c >> 6) & 0x3F)
+        at += 2
+    else:
+        out[at] = 0xF0 | (c >> 18)
+        out[at + 1] = 0x80 | ((c >> 12) & 0x3F)
+        out[at + 2] = 0x80 | ((c >> 6) & 0x3F)
+        at += 3
+    out[at] = 0x80 | (c & 0x3F)
+    return at + 1
 
 
 MAX_WORDS = np.iinfo(np.int32).max
@@ -243,11 +310,11 @@ class WordTable:
         )
         return ids, new
 
-    def words(self) -> list[str]:
-        """Every word held, by number."""
-        ends = self._offsets[: self.size + 1]
-        text = self._chars[: ends[-1]].tobytes().decode("utf-32-le", "surrogatepass")
-        return [text[a:b] for a, b in itertools.pairwise(ends.tolist())]
+    def words(self, first: int = 0) -> list[str]:
+        """Every word held from number ``first`` on, by number."""
+        ends = self._offsets[first : self.size + 1]
+        text = self._chars[ends[0] : ends[-1]].tobytes().decode("utf-32-le", "surrogatepass")
+        return [text[a:b] for a, b in itertools.pairwise((ends - ends[0]).tolist())]
 
 
 class TermIds:

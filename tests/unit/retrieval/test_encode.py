@@ -18,13 +18,16 @@ from hypothesis import strategies as st
 from searchain import demo_corpus
 from searchain.tools.retrieval import wordscan, workers
 from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.encode import Encoder, TermMap, source_json
+from searchain.tools.retrieval.encode import Encoder, TermMap, Texts, source_json
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.wordscan import (
+    CAPITAL_I_DOT,
+    CAPITAL_SIGMA,
     SEPARATOR,
     TermIds,
     WordTable,
     character_classes,
+    lower_case,
     word_spans,
 )
 from searchain.tools.retrieval.workers import encoded_batches
@@ -34,11 +37,24 @@ ROOT = Path(__file__).resolve().parents[3]
 # The characters the two tokenizers treat specially, beside anything Unicode has: joiners,
 # digits (ASCII and Arabic-Indic), a combining accent, letters whose lower case is longer or
 # depends on context (final sigma), title case, numerals, the separator batches use; no lone
-# surrogates (the corpus reader replaces them).
-SPECIAL = [*"aZ9_ .,'`’-\t\nΣσİßǅⅫ٣éé\x00", "\u0301"]
+# surrogates (the corpus reader replaces them); what JSON escapes (quotes, backslashes, control
+# characters), what it does not (DEL, a line separator), letters that UTF-8 takes 2 to 4 bytes
+# for, and characters Σ's context skips or counts (case-ignorable, cased, both).
+SPECIAL = [*"aZ9_ .,'`’-\t\nΣσİßǅⅫ٣éé\x00", "\u0301", *'"\\\x01\x1f\x7f\u2028😀:ʰ\u0345']
 SOURCE = Source('docs/ü "q".pdf', 3, "A › B", "", 10, 42)
 """A source with characters JSON escapes (stored as ``json.dumps`` writes it)."""
-text = st.text(alphabet=st.sampled_from(SPECIAL) | st.characters(codec="utf-8"), max_size=40)
+
+
+def texts_of(special: list[str], others: st.SearchStrategy[str], max_size: int):
+    """Texts of ``special`` characters and ``others``, the special ones drawn half the time.
+
+    Not ``st.text`` over the two: it merges them into one set of code points, drawn evenly,
+    where ``special``'s few are all but never met.
+    """
+    return st.lists(st.sampled_from(special) | others, max_size=max_size).map("".join)
+
+
+text = texts_of(SPECIAL, st.characters(codec="utf-8"), 40)
 
 
 def expected(records: list[tuple[str, str, str, str]], kind: str) -> tuple[list, list, list]:
@@ -240,9 +256,7 @@ def test_the_word_table_numbers_as_many_words_as_int32_ids_hold_and_refuses_more
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.lists(st.text(st.sampled_from([*SPECIAL, "\ud800"]) | st.characters(), max_size=6)))
-)
+@given(st.lists(st.lists(texts_of([*SPECIAL, "\ud800"], st.characters(), 6))))
 def test_term_ids_number_terms_as_a_dict_does(batches):
     """In order of first appearance, across batches and within one, any characters (an empty
     term, a lone surrogate, the separator among them): a build's vocabulary, as setdefault gave."""
@@ -269,3 +283,36 @@ def test_every_code_points_classes_are_its_string_methods():
     digit = np.fromiter((c.isdecimal() for c in chars), bool, len(chars))
     assert np.array_equal(classes & 1 > 0, word) and np.array_equal(classes & 2 > 0, digit)
     assert [chr(c) for c in np.flatnonzero(classes & 4)] == ["'", ".", "`", "’"]  # by code
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts_of(SPECIAL, st.characters(codec="utf-8"), 12), min_size=1))
+def test_texts_are_lowered_as_str_lower_lowers_each(texts):
+    """İ grows to two code points, Σ becomes σ or ς as the letters around it say: each text as
+    ``str.lower`` has it alone (and the words found in it are the tokenizer's, above)."""
+    lower, ends = Texts(texts).lowered()
+    starts = [0, *(ends[:-1] + 1).tolist()]
+    got = [lower[a:b].tobytes().decode("utf-32-le") for a, b in zip(starts, ends, strict=True)]
+    assert got == [text.lower() for text in texts]
+
+
+def test_every_code_points_lower_case_is_str_lowers():
+    """The table is one ``str.lower`` of every code point: each one's is its own, but the two
+    whose lower case is not one code point alone (İ, Σ), which the kernel lowers itself."""
+    table = lower_case()
+    own = np.fromiter(
+        (ord(low) if len(low := chr(c).lower()) == 1 else -1 for c in range(0x110000)),
+        np.int64,
+        0x110000,
+    )
+    differ = np.flatnonzero(own != table).tolist()
+    assert differ == [CAPITAL_I_DOT, CAPITAL_SIGMA]
+
+
+@pytest.mark.parametrize("field", [0, 1, 2])
+def test_a_lone_surrogate_is_refused_in_one_line(field):
+    """UTF-8 holds none: the passage store would be unreadable, so the batch is refused."""
+    record = ["an-id", "a title", "a text", ""]
+    record[field] += "\ud800"
+    with pytest.raises(ValueError, match=r"lone surrogate .* through searchain\.text\.clean_text"):
+        Encoder("standard").encode([("ok", "", "fine", ""), tuple(record)])

@@ -117,13 +117,14 @@ class Chunk:
 
 
 def checked(path: Path, rows: Iterator[Row]) -> Iterator[Row]:
-    """``rows`` refused without a text or an id, their fields cleaned (:func:`.clean_text`)."""
-    for number, passage_id, title, text in rows:
+    """``rows``, refused without a text or an id."""
+    for row in rows:
+        number, passage_id, _, text = row
         if not text.strip():
             raise CorpusError(f'{path}:{number}: missing or empty "text"')
         if not passage_id:
             raise CorpusError(f"{path}:{number}: missing id")
-        yield number, clean_text(passage_id), clean_text(title), clean_text(text)
+        yield row
 
 
 def _json(chunk: Chunk) -> Iterator[Row]:
@@ -154,7 +155,10 @@ def _json(chunk: Chunk) -> Iterator[Row]:
             )
         if record.get(key) in (None, ""):
             raise CorpusError(f'{where}: missing "{key}"')
-        yield number, str(record[key]), str(record.get("title") or ""), text
+        # JSON's escapes can spell lone surrogates (\ud800), which nothing can store: cleaned.
+        # A TSV's fields cannot hold one: its bytes were decoded as UTF-8, which has none.
+        fields = str(record[key]), str(record.get("title") or ""), text
+        yield number, *map(clean_text, fields)
 
 
 def tsv_rows(chunk: Chunk) -> Iterator[tuple[int, list[str]]]:

@@ -38,8 +38,16 @@ Job = list[Record] | Chunk
 BATCH = 1000
 """Passages a worker encodes at a time: large enough that handing a batch over costs little."""
 LOCAL_BATCHES = 8
-"""Batches encoded in this process before any worker starts: a small corpus (the demo's, a
-test's) is indexed before a worker process would have imported numpy."""
+"""Batches a corpus may have and be encoded in this process alone: a small corpus (the demo's,
+a test's) is indexed before a worker process would have imported numpy. A larger one starts
+its workers at once."""
+WHILE_STARTING = True
+"""Whether this process encodes batches itself while its workers start (about a second each:
+importing numpy and numba, loading the compiled code), not waiting for them. At 1M passages on
+2 cores, a worker's first batch came 1.0 s after this process's first, which had only
+:data:`LOCAL_BATCHES` to encode meanwhile. Tests turn it off to hand every batch to a worker."""
+READY = "ready"
+"""A worker's first answer: it has loaded its compiled code, and a batch it takes starts at once."""
 IN_FLIGHT = 8
 """Batches each worker may hold: enough to keep it encoding while this process counts a
 segment (a few hundred milliseconds, in which a worker encodes a dozen batches). At 1M passages
@@ -127,6 +135,8 @@ class _Worker:
             stdout=subprocess.PIPE,
             env=env,
         )
+        self.started = threading.Event()
+        """Set once the worker is ready (:data:`READY`), or its output has ended."""
         self._outbox: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._feed, daemon=True)
@@ -150,12 +160,16 @@ class _Worker:
         The worker never waits on a full pipe while the build counts, stores or numbers a
         batch (the counting kernel and zstd hold no GIL, so this thread reads meanwhile). The
         queue ends in None: the worker's output ended, after an exception if what it sent was
-        neither a batch nor a bad line of the corpus it read.
+        neither a batch nor a bad line of the corpus it read. Its first answer, :data:`READY`,
+        sets :attr:`started` instead, as its end does.
         """
         stdout = self.process.stdout
         assert stdout is not None
         try:
             while (answer := read_frame(stdout)) is not None:
+                if isinstance(answer, str) and answer == READY and not self.started.is_set():
+                    self.started.set()
+                    continue
                 if not isinstance(answer, EncodedBatch | CorpusError):
                     raise TypeError(f"a {type(answer).__name__}")
                 self._inbox.put(answer)
@@ -163,6 +177,7 @@ class _Worker:
             self._inbox.put(exc)
         finally:
             self._inbox.put(None)
+            self.started.set()
 
     def send(self, job: Job) -> None:
         self._outbox.put(job)
@@ -224,17 +239,21 @@ def _encoded(
 ) -> Iterator[tuple[int, EncodedBatch]]:
     """``jobs`` encoded, in order: see :func:`encoded_batches`."""
     encoder = Encoder(tokenizer)
-    for job in itertools.islice(jobs, LOCAL_BATCHES if workers else None):
-        yield -1, encode(encoder, job)
-    if not workers:
-        return
-    first = next(jobs, None)
-    if first is None:
+    ahead = list(itertools.islice(jobs, LOCAL_BATCHES + 1)) if workers else []
+    if not workers or len(ahead) <= LOCAL_BATCHES:
+        for job in itertools.chain(ahead, jobs):
+            yield -1, encode(encoder, job)
         return
     pool = [_Worker(tokenizer) for _ in range(workers)]
-    sent = received = 0
+    jobs = itertools.chain(ahead, jobs)
     try:
-        for job in itertools.chain([first], jobs):
+        while WHILE_STARTING and not any(worker.started.is_set() for worker in pool):
+            job = next(jobs, None)
+            if job is None:
+                break
+            yield -1, encode(encoder, job)
+        sent = received = 0
+        for job in jobs:
             if sent - received == IN_FLIGHT * workers:
                 yield received % workers, pool[received % workers].receive()
                 received += 1
@@ -255,6 +274,8 @@ def serve(tokenizer: str) -> None:
     """
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     encoder = Encoder(tokenizer)
+    Encoder(tokenizer).encode([("", "", "the compiled code loaded", "")])  # not this one's words
+    write_frame(stdout, READY)
     try:
         while (job := read_frame(stdin)) is not None:
             try:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from searchain import demo_corpus
 from searchain.tools.retrieval import corpus as corpus_module
-from searchain.tools.retrieval import rowscan, workers
+from searchain.tools.retrieval import rowscan
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 from searchain.tools.retrieval.corpus_rows import tsv_rows
@@ -106,12 +106,6 @@ def tsv_corpus(path: Path, lines: list[str]) -> Path:
     writer.writerows(rows[2500:])
     path.write_text(out.getvalue())
     return path
-
-
-@pytest.fixture
-def to_workers(monkeypatch):
-    """Every chunk read by a worker process (none encoded here first)."""
-    monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
 
 
 def test_a_corpus_read_by_workers_builds_the_index_one_process_builds(tmp_path, to_workers):

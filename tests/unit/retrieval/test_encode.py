@@ -8,6 +8,7 @@ import pickle
 import struct
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -121,14 +122,41 @@ def test_the_demo_corpus_is_tokenised_as_the_tokenizer_does(kind):
     assert sum(len(b.fresh) for b in encoded) == len(got[0])  # each term sent once
 
 
-def test_workers_hand_batches_back_in_corpus_order():
+def test_workers_hand_batches_back_in_corpus_order(to_workers):
     passages = [Passage(str(i), "", f"word{i % 7} passage {i}") for i in range(2500)]
     batches = list(encoded_batches(passages, "standard", workers=3, batch=100))
-    local = workers.LOCAL_BATCHES  # encoded here before the workers start
-    assert [worker for worker, _ in batches] == [-1] * local + [i % 3 for i in range(25 - local)]
+    assert [worker for worker, _ in batches] == [i % 3 for i in range(25)]
     assert [len(b) for _, b in batches] == [100] * 25
     ids = [json.loads(line)["id"] for _, b in batches for line in b.lines.splitlines()]
     assert ids == [str(i) for i in range(2500)]
+
+
+def test_batches_are_encoded_here_until_a_worker_has_started(monkeypatch):
+    """A worker takes a second to start: this process encodes the batches that come meanwhile,
+    and hands the rest to the workers from the first batch after one says it is ready."""
+    pool: list[workers._Worker] = []
+    answers = threading.Event()  # the workers' answers are read only once the test says so
+
+    class Held(workers._Worker):
+        def __init__(self, tokenizer: str) -> None:
+            super().__init__(tokenizer)
+            pool.append(self)
+
+        def _drain(self) -> None:
+            answers.wait(timeout=600)
+            super()._drain()
+
+    monkeypatch.setattr(workers, "_Worker", Held)
+    passages = [Passage(str(i), "", f"word{i % 7} passage {i}") for i in range(2500)]
+    batches = encoded_batches(passages, "standard", workers=2, batch=100)
+    here = [next(batches)[0] for _ in range(workers.LOCAL_BATCHES + 3)]
+    assert here == [-1] * len(here) and len(pool) == 2  # started at once, encoding here
+    answers.set()
+    assert all(worker.started.wait(timeout=600) for worker in pool)
+    rest = list(batches)
+    assert [w for w, _ in rest] == [i % 2 for i in range(25 - len(here))]
+    ids = [json.loads(line)["id"] for _, b in rest for line in b.lines.splitlines()]
+    assert ids == [str(i) for i in range(100 * len(here), 2500)]
 
 
 def test_a_small_corpus_starts_no_worker(monkeypatch):
@@ -154,8 +182,7 @@ def test_one_worker_per_core_but_this_process_s(monkeypatch):
     assert workers.default_workers() == 0  # one core: this process tokenises too
 
 
-def test_a_worker_that_dies_stops_the_build_with_one_line(monkeypatch):
-    monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
+def test_a_worker_that_dies_stops_the_build_with_one_line(monkeypatch, to_workers):
     monkeypatch.setattr(sys, "executable", "/bin/false")  # a worker that exits at once
     passages = [Passage(str(i), "", "text") for i in range(10)]
     with pytest.raises(ChildProcessError, match=r"a build worker process died \(exit status 1\)"):
@@ -168,6 +195,7 @@ def _fake_worker(tmp_path, monkeypatch, answer: bytes, then: str) -> None:
     script.write_bytes(b"#!/bin/sh\nprintf '" + answer + b"'\n" + then.encode() + b"\n")
     script.chmod(0o755)
     monkeypatch.setattr(workers, "LOCAL_BATCHES", 0)
+    monkeypatch.setattr(workers, "WHILE_STARTING", False)
     monkeypatch.setattr(sys, "executable", str(script))
 
 
@@ -214,7 +242,7 @@ def test_a_script_with_no_main_guard_builds_with_workers(tmp_path):
         "from searchain.tools.retrieval.bm25 import BM25Index\n"
         "from searchain.tools.retrieval import workers\n"
         "from searchain.tools.retrieval.corpus import read_corpus\n"
-        "workers.LOCAL_BATCHES = 0\n"
+        "workers.LOCAL_BATCHES, workers.WHILE_STARTING = 0, False\n"
         f"index = BM25Index.build(read_corpus(demo_corpus()), {str(tmp_path / 'i')!r}, "
         "workers=2)\n"
         "print(len(index), 'passages')\n"

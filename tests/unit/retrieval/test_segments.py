@@ -25,13 +25,12 @@ def shared_builds(shared_data, tmp_path_factory):
     corpus = pooled_corpus(shared_data)
     root = tmp_path_factory.mktemp("segments")
     stages: list[str] = []
-    local, workers.LOCAL_BATCHES = workers.LOCAL_BATCHES, 0  # every batch to a worker
-    try:
+    with pytest.MonkeyPatch.context() as patch:  # every batch to a worker
+        patch.setattr(workers, "LOCAL_BATCHES", 0)
+        patch.setattr(workers, "WHILE_STARTING", False)
         small = BM25Index.build(
             corpus, root / "small", memory=1 << 20, workers=3, stage=stages.append
         )
-    finally:
-        workers.LOCAL_BATCHES = local
     whole = BM25Index.build(corpus, root / "whole", memory=4 << 30, workers=0)
     return corpus, small, whole, stages
 

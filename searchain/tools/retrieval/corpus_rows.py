@@ -17,10 +17,14 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from searchain.text import clean_text
+
+if TYPE_CHECKING:
+    from searchain.tools.retrieval.tsvscan import Parsed
 
 Row = tuple[int, str, str, str]
 """A record as read: ``(line number, id, title, text)``."""
@@ -100,6 +104,19 @@ class Chunk:
         layout = self.layout
         raw = _tsv(self, layout.columns) if layout.columns is not None else _json(self)
         return checked(layout.path, raw)
+
+    def parsed(self) -> Parsed | None:
+        """A TSV chunk's records parsed in compiled code (:mod:`.tsvscan`).
+
+        None for JSON lines, or a chunk that needs ``csv`` itself (read by :meth:`records`).
+        """
+        columns = self.layout.columns
+        if columns is None:
+            return None
+        from searchain.tools.retrieval.tsvscan import parse_tsv  # compiled: only to read a chunk
+
+        where = (columns.width, columns.id, columns.title, columns.text)
+        return parse_tsv(self.data, where, self.number)
 
     def records(self) -> tuple[list[tuple[str, str, str, str]], np.ndarray]:
         """``(records, ids)``: the passages as a build's workers take them, and their ids.

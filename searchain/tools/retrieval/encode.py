@@ -76,11 +76,21 @@ def _utf32(text: str) -> np.ndarray:
 class Texts:
     """A batch's texts as its encoder reads them: code points, end to end, a separator between."""
 
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-        self.code_points = _utf32(SEPARATOR.join(texts))
-        self.ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1
+    def __init__(self, code_points: np.ndarray, ends: np.ndarray) -> None:
+        self.code_points = code_points
+        self.ends = ends
         """Where each text ends in :attr:`code_points` (at the separator after it)."""
+
+    @classmethod
+    def of(cls, texts: list[str]) -> Texts:
+        """``texts`` laid end to end."""
+        ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1
+        return cls(_utf32(SEPARATOR.join(texts)), ends)
+
+    def text(self, i: int) -> str:
+        """Text ``i``."""
+        start = self.ends[i - 1] + 1 if i else 0
+        return self.code_points[start : self.ends[i]].tobytes().decode("utf-32-le", "surrogatepass")
 
     def lowered(self) -> tuple[np.ndarray, np.ndarray]:
         """``(lower, ends)``: the texts lowered as ``str.lower`` lowers each, and their ends.
@@ -90,20 +100,21 @@ class Texts:
         lower, ends, sigmas = lowered(self.code_points, lower_case(), self.ends)
         for p in np.flatnonzero(sigmas).tolist():
             start = ends[p - 1] + 1 if p else 0
-            lower[start : ends[p]] = _utf32(self.texts[p].lower())
+            lower[start : ends[p]] = _utf32(self.text(p).lower())
         return lower, ends
 
 
-def _lines(records: list[Record], texts: Texts) -> tuple[bytes, np.ndarray]:
-    """``records``' stored lines, end to end, and each one's bytes.
+def _lines(
+    ids: Texts, texts: Texts, titles: np.ndarray, sources: list[bytes]
+) -> tuple[bytes, np.ndarray]:
+    """The passages' stored lines, end to end, and each one's bytes.
 
-    ``texts`` are their titles and texts, as :meth:`Encoder.encode` joins them.
+    ``texts`` are their titles and texts, as :meth:`Encoder.encode` joins them, ``titles`` the
+    titles' lengths; ``sources`` their sources' JSON (none: no passage has one).
     """
-    ids = Texts([i for i, _, _, _ in records])
-    titles = np.fromiter((len(title) for _, title, _, _ in records), np.int64, len(records))
-    sources = [source.encode() for _, _, _, source in records]
-    source_ends = np.zeros(len(records) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, sources), np.int64, len(sources)), out=source_ends[1:])
+    source_ends = np.zeros(len(titles) + 1, np.int64)
+    if sources:
+        np.cumsum(np.fromiter(map(len, sources), np.int64, len(sources)), out=source_ends[1:])
     source_bytes = np.frombuffer(b"".join(sources), np.uint8)
     lines, lengths, ok = json_lines(
         ids.code_points, ids.ends, texts.code_points, texts.ends, titles, source_bytes, source_ends
@@ -129,23 +140,37 @@ class Encoder:
 
     def encode(self, records: list[Record]) -> EncodedBatch:
         """Encode ``records``: their lines, and their terms as :class:`Tokenizer` cuts them."""
-        texts = Texts([f"{title} {text}" for _, title, text, _ in records])
+        return self.encode_texts(
+            Texts.of([i for i, _, _, _ in records]),
+            Texts.of([f"{title} {text}" for _, title, text, _ in records]),
+            np.fromiter((len(title) for _, title, _, _ in records), np.int64, len(records)),
+            [source.encode() for _, _, _, source in records],
+        )
+
+    def encode_texts(
+        self, ids: Texts, texts: Texts, titles: np.ndarray, sources: list[bytes] | None = None
+    ) -> EncodedBatch:
+        """Encode passages given as code points: their ids, and their titles and texts.
+
+        ``texts`` holds each title and text with a space between, ``titles`` the titles'
+        lengths, ``sources`` their sources' JSON (None: no passage has one).
+        """
         lower, lower_ends = texts.lowered()
         starts, stops = word_spans(lower, character_classes(), self.kind == "standard")
         known = self._words.size
-        ids, _ = self._words.number(lower, starts, stops)
+        words, _ = self._words.number(lower, starts, stops)
         new_words = self._words.words(known)
         if self.kind == "standard":
-            fresh, tokens = new_words, ids
+            fresh, tokens = new_words, words
         else:
             fresh = self._stem(new_words)
-            tokens = self._term_of_word[ids]
+            tokens = self._term_of_word[words]
             kept = tokens >= 0
             tokens, starts = tokens[kept], starts[kept]
         # Each passage's tokens: how many start before its end. A search a passage, not one a
         # word (1.8 µs a passage, a tenth of the encoding, when each word found its passage).
         counts = np.diff(np.searchsorted(starts, lower_ends), prepend=0)
-        lines, line_lengths = _lines(records, texts)
+        lines, line_lengths = _lines(ids, texts, titles, sources or [])
         return EncodedBatch(
             lines,
             line_lengths,

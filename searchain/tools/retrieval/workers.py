@@ -29,7 +29,7 @@ from typing import BinaryIO
 import searchain
 from searchain.tools.retrieval.corpus import Corpus, CorpusError, IdCheck
 from searchain.tools.retrieval.corpus_rows import Chunk
-from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record, source_json
+from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record, Texts, source_json
 from searchain.types import Passage, is_whole
 
 Job = list[Record] | Chunk
@@ -115,11 +115,19 @@ def _records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
 
 
 def encode(encoder: Encoder, job: Job) -> EncodedBatch:
-    """``job`` encoded: a chunk is parsed first, its ids hashed for the corpus's repeat check."""
+    """``job`` encoded: a chunk is parsed first, its ids hashed for the corpus's repeat check.
+
+    A TSV chunk is parsed into code points in compiled code (:mod:`.tsvscan`) unless it needs
+    ``csv`` itself: then, as any other, by the readers.
+    """
     if not isinstance(job, Chunk):
         return encoder.encode(job)
-    records, ids = job.records()
-    return dataclasses.replace(encoder.encode(records), ids=ids)
+    parsed = job.parsed()
+    if parsed is None:
+        records, ids = job.records()
+        return dataclasses.replace(encoder.encode(records), ids=ids)
+    ids, texts = Texts(parsed.ids, parsed.id_ends), Texts(parsed.texts, parsed.text_ends)
+    return dataclasses.replace(encoder.encode_texts(ids, texts, parsed.titles), ids=parsed.table)
 
 
 class _Worker:

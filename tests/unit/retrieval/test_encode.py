@@ -318,7 +318,7 @@ def test_every_code_points_classes_are_its_string_methods():
 def test_texts_are_lowered_as_str_lower_lowers_each(texts):
     """İ grows to two code points, Σ becomes σ or ς as the letters around it say: each text as
     ``str.lower`` has it alone (and the words found in it are the tokenizer's, above)."""
-    lower, ends = Texts(texts).lowered()
+    lower, ends = Texts.of(texts).lowered()
     starts = [0, *(ends[:-1] + 1).tolist()]
     got = [lower[a:b].tobytes().decode("utf-32-le") for a, b in zip(starts, ends, strict=True)]
     assert got == [text.lower() for text in texts]

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import searchain
-from searchain.tools.retrieval.corpus import Corpus, CorpusError, IdCheck
+from searchain.tools.retrieval.corpus import Corpus, IdCheck
 from searchain.tools.retrieval.corpus_rows import Chunk
 from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record, Texts, source_json
 from searchain.types import Passage, is_whole
@@ -179,11 +179,16 @@ class _Worker:
                 if isinstance(answer, str) and answer == READY and not self.started.is_set():
                     self.started.set()
                     continue
-                if not isinstance(answer, EncodedBatch | CorpusError):
+                if not isinstance(answer, EncodedBatch | ValueError):
                     raise TypeError(f"a {type(answer).__name__}")
                 self._inbox.put(answer)
         except Exception as exc:  # a garbled frame: something else wrote to its output
-            self._inbox.put(exc)
+            self._inbox.put(
+                ChildProcessError(
+                    f"a build worker process answered with what is not a batch ({exc}): build "
+                    "again; if it repeats, something in the worker writes to its standard output"
+                )
+            )
         finally:
             self._inbox.put(None)
             self.started.set()
@@ -195,14 +200,11 @@ class _Worker:
         answer = self._inbox.get()
         if isinstance(answer, EncodedBatch):
             return answer
-        if isinstance(answer, CorpusError):
-            raise answer
-        if isinstance(answer, Exception):
+        if isinstance(answer, ChildProcessError):
             self.process.kill()
-            raise ChildProcessError(
-                f"a build worker process answered with what is not a batch ({answer}): build "
-                "again; if it repeats, something in the worker writes to its standard output"
-            )
+            raise answer
+        if isinstance(answer, ValueError):  # a passage it refused: a bad line of the corpus, say
+            raise answer
         code = self.process.wait()
         raise ChildProcessError(
             f"a build worker process died (exit status {code}): build again; if it ran out "
@@ -279,7 +281,8 @@ def _encoded(
 def serve(tokenizer: str) -> None:
     """A worker's life: encode each job read from standard input, answer on standard output.
 
-    A chunk of a corpus with a bad line is answered with the :class:`.CorpusError` that names it.
+    A job it refuses is answered with the ``ValueError`` that says why: the
+    :class:`.CorpusError` naming a corpus's bad line, a passage UTF-8 cannot store.
     """
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     encoder = Encoder(tokenizer)
@@ -288,8 +291,8 @@ def serve(tokenizer: str) -> None:
     try:
         while (job := read_frame(stdin)) is not None:
             try:
-                answer: EncodedBatch | CorpusError = encode(encoder, job)  # type: ignore[arg-type]
-            except CorpusError as exc:
+                answer: EncodedBatch | ValueError = encode(encoder, job)  # type: ignore[arg-type]
+            except ValueError as exc:
                 answer = exc
             write_frame(stdout, answer)
     except (KeyboardInterrupt, BrokenPipeError):

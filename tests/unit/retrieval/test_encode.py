@@ -189,6 +189,13 @@ def test_a_worker_that_dies_stops_the_build_with_one_line(monkeypatch, to_worker
         list(encoded_batches(passages, "standard", workers=2))
 
 
+def test_a_passage_a_worker_refuses_is_refused_in_its_words(to_workers):
+    """A worker answers with what it refused and why, and runs on: not a worker that died."""
+    passages = [Passage(str(i), "", "text" + "\ud800" * (i == 7)) for i in range(10)]
+    with pytest.raises(ValueError, match=r"^a passage holds a lone surrogate"):
+        list(encoded_batches(passages, "standard", workers=1, batch=5))
+
+
 def _fake_worker(tmp_path, monkeypatch, answer: bytes, then: str) -> None:
     """Workers that write ``answer`` to their output, then run the shell's ``then``."""
     script = tmp_path / "worker"

@@ -184,7 +184,7 @@ class Corpus:
         A TSV corpus's header is read here, not handed on: each chunk carries its columns. With a
         :attr:`limit`, the chunks end at the last passage it takes.
         """
-        from searchain.tools.retrieval.rowscan import rows_end
+        from searchain.tools.retrieval.scan.rowscan import rows_end
 
         if rows is not None and not is_whole(rows, 1):
             raise ValueError(f"rows must be a whole number, 1 or more: {rows!r}")
@@ -264,7 +264,7 @@ class Corpus:
 def _passages(chunk: Chunk, records: int, blank: int) -> int:
     """Passages in ``chunk``: its ``records`` less the ``blank`` ones.
 
-    For TSV, as :func:`.rowscan.rows_end` counts them (``records`` 0: a last line without a
+    For TSV, as :func:`.scan.rowscan.rows_end` counts them (``records`` 0: a last line without a
     newline); JSON lines are decoded and stripped, as the reader does.
     """
     if chunk.layout.format == "tsv":
@@ -274,7 +274,7 @@ def _passages(chunk: Chunk, records: int, blank: int) -> int:
 
 def _first(chunk: Chunk, passages: int) -> Chunk:
     """``chunk`` cut just after its first ``passages`` passages."""
-    from searchain.tools.retrieval.rowscan import rows_end
+    from searchain.tools.retrieval.scan.rowscan import rows_end
 
     data, end = np.frombuffer(chunk.data, np.uint8), 0
     while passages and end < len(data):

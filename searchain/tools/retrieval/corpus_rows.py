@@ -1,7 +1,7 @@
 """A corpus's records parsed from runs of its raw bytes, in whichever process holds the run.
 
 :class:`.corpus.Corpus` reads the file and cuts it into :class:`Chunk` s of whole records
-(:mod:`.rowscan`); a chunk is parsed where it lands: in the reading process when passages are
+(:mod:`.scan.rowscan`); a chunk is parsed where it lands: in the reading process when passages are
 iterated, in a worker process when a build hands it over (:mod:`.workers`), so the build's
 coordinating process neither decodes nor parses the corpus (at 1M passages, 10 µs a passage
 of its one core: csv's parsing half of it). Either way the same code reads the same bytes, and
@@ -24,7 +24,7 @@ import numpy as np
 from searchain.text import clean_text
 
 if TYPE_CHECKING:
-    from searchain.tools.retrieval.tsvscan import Parsed
+    from searchain.tools.retrieval.scan.tsvscan import Parsed
 
 Row = tuple[int, str, str, str]
 """A record as read: ``(line number, id, title, text)``."""
@@ -106,14 +106,16 @@ class Chunk:
         return checked(layout.path, raw)
 
     def parsed(self) -> Parsed | None:
-        """A TSV chunk's records parsed in compiled code (:mod:`.tsvscan`).
+        """A TSV chunk's records parsed in compiled code (:mod:`.scan.tsvscan`).
 
         None for JSON lines, or a chunk that needs ``csv`` itself (read by :meth:`records`).
         """
         columns = self.layout.columns
         if columns is None:
             return None
-        from searchain.tools.retrieval.tsvscan import parse_tsv  # compiled: only to read a chunk
+        from searchain.tools.retrieval.scan.tsvscan import (
+            parse_tsv,  # compiled: only to read a chunk
+        )
 
         where = (columns.width, columns.id, columns.title, columns.text)
         return parse_tsv(self.data, where, self.number)
@@ -124,7 +126,7 @@ class Chunk:
         A record is ``(id, title, text, "")``; ``ids`` holds the ids' hashes (uint64 bits) and
         line numbers, a ``(2, n)`` array of int64.
         """
-        from searchain.tools.retrieval import rowscan  # compiled: loaded only to read a chunk
+        from searchain.tools.retrieval.scan import rowscan  # compiled: loaded only to read a chunk
 
         rows = list(self.rows())
         ids = np.empty((2, len(rows)), np.int64)

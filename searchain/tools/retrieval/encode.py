@@ -1,10 +1,10 @@
 """Batches of passages made ready for the index: their stored lines and their terms' codes.
 
 This is the build's per-passage work — JSON-encoding each passage for the passage store
-(:mod:`.store_lines`), lower-casing and tokenising its title and text, numbering its terms, all
+(:mod:`.scan.store_lines`), lower-casing and tokenising its title and text, numbering its terms, all
 in compiled code but the new terms' strings — and it runs in worker processes (the GIL stops
 threads from sharing it). An :class:`Encoder` numbers the terms it meets from batch to
-batch (:class:`.wordscan.WordTable`), so a batch carries as strings only the terms its worker
+batch (:class:`.scan.wordscan.WordTable`), so a batch carries as strings only the terms its worker
 had not met before — a few thousand, not the batch's twenty thousand distinct words — and the
 coordinating process, whose one core every batch passes through, looks each of those up once
 (:class:`TermMap`). Taken in corpus order, batches give every term the id a single pass gives
@@ -23,9 +23,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from searchain.tools.retrieval.store_lines import json_lines
-from searchain.tools.retrieval.tokenizer import Tokenizer
-from searchain.tools.retrieval.wordscan import (
+from searchain.tools.retrieval.scan.store_lines import json_lines
+from searchain.tools.retrieval.scan.wordscan import (
     SEPARATOR,
     TermIds,
     WordTable,
@@ -34,6 +33,7 @@ from searchain.tools.retrieval.wordscan import (
     lowered,
     word_spans,
 )
+from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.types import Source
 
 Record = tuple[str, str, str, str]

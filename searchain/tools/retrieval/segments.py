@@ -14,7 +14,7 @@ only at the end; then the postings are written term range by term range: each ra
 are read from every segment and placed term by term (segments hold consecutive passages, so
 placing them in order keeps passages ascending), encoded, and appended to the output files.
 Memory stays within the budget whatever the corpus size (a segment may run over it by one batch
-of passages, :data:`.workers.BATCH`), apart from the vocabulary (:class:`.wordscan.TermIds`:
+of passages, :data:`.workers.BATCH`), apart from the vocabulary (:class:`.scan.wordscan.TermIds`:
 about 40 bytes a distinct word) and 4 bytes a passage (its length), and the passage store's
 block sizes.
 
@@ -107,7 +107,7 @@ class PostingsBuilder:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.memory = memory
-        from searchain.tools.retrieval.wordscan import TermIds  # numba: builds only
+        from searchain.tools.retrieval.scan.wordscan import TermIds  # numba: builds only
 
         self.vocab = TermIds()
         """Term -> id, numbered in order of first appearance (:class:`.encode.TermMap` adds)."""

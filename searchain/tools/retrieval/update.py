@@ -56,7 +56,7 @@ from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabul
 from searchain.types import Passage
 
 if TYPE_CHECKING:
-    from searchain.tools.retrieval.wordscan import TermIds
+    from searchain.tools.retrieval.scan.wordscan import TermIds
 
 PARALLEL_FROM = 100_000
 """New passages past which an update encodes them in worker processes."""
@@ -164,7 +164,7 @@ def _plan(
 
 def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     """The new version's files in ``tmp``: passages, matrix, lengths, table, manifest."""
-    from searchain.tools.retrieval.wordscan import TermIds  # numba: updates only
+    from searchain.tools.retrieval.scan.wordscan import TermIds  # numba: updates only
 
     manifest = old.manifest
     vocab = TermIds(MappedVocabulary(old.path / "bm25").terms())

@@ -118,7 +118,7 @@ def _records(passages: Iterable[Passage], size: int) -> Iterator[list[Record]]:
 def encode(encoder: Encoder, job: Job) -> EncodedBatch:
     """``job`` encoded: a chunk is parsed first, its ids hashed for the corpus's repeat check.
 
-    A TSV chunk is parsed into code points in compiled code (:mod:`.tsvscan`) unless it needs
+    A TSV chunk is parsed into code points in compiled code (:mod:`.scan.tsvscan`) unless it needs
     ``csv`` itself: then, as any other, by the readers.
     """
     if not isinstance(job, Chunk):

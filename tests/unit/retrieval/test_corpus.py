@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import zstandard
 
-from searchain.tools.retrieval import rowscan
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
+from searchain.tools.retrieval.scan import rowscan
 
 ROWS = [
     ("1", "Aaron", 'Aaron ( or ; ""Ahärôn"") is a prophet.'),

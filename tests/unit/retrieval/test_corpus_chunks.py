@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from searchain import demo_corpus
 from searchain.tools.retrieval import corpus as corpus_module
-from searchain.tools.retrieval import rowscan
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 from searchain.tools.retrieval.corpus_rows import tsv_rows
+from searchain.tools.retrieval.scan import rowscan
 from searchain.tools.retrieval.workers import encoded_batches
 
 HEADER = b"id\ttext\ttitle\n"

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
-from searchain.tools.retrieval import wordscan, workers
+from searchain.tools.retrieval import workers
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.encode import Encoder, TermMap, Texts, source_json
-from searchain.tools.retrieval.tokenizer import Tokenizer
-from searchain.tools.retrieval.wordscan import (
+from searchain.tools.retrieval.scan import wordscan
+from searchain.tools.retrieval.scan.wordscan import (
     CAPITAL_I_DOT,
     CAPITAL_SIGMA,
     SEPARATOR,
@@ -31,6 +31,7 @@ from searchain.tools.retrieval.wordscan import (
     lower_case,
     word_spans,
 )
+from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.workers import encoded_batches
 from searchain.types import Passage, Source
 

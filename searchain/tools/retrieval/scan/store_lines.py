@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from searchain.tools.retrieval.wordscan import put_utf8
+from searchain.tools.retrieval.scan.wordscan import put_utf8
 
 _HEX = np.frombuffer(b"0123456789abcdef", np.uint8)
 _ESCAPES = np.zeros(0x20 + 0x60, np.uint8)

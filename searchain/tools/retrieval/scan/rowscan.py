@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from searchain.tools.retrieval.wordscan import fnv1a
+from searchain.tools.retrieval.scan.wordscan import fnv1a
 
 _START, _FIELD, _QUOTED, _QUOTE_IN_QUOTED, _EAT = 0, 1, 2, 3, 4
 """The scan's states: a field's start, in an unquoted field, in a quoted one, just after a quote

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from searchain.tools.retrieval.wordscan import fnv1a
+from searchain.tools.retrieval.scan.wordscan import fnv1a
 
 _START, _FIELD, _QUOTED, _QUOTE_IN_QUOTED = 0, 1, 2, 3
 _TAB, _NEWLINE, _RETURN, _QUOTE, _SPACE = 9, 10, 13, 34, 32
@@ -260,7 +260,7 @@ class Parsed(NamedTuple):
     id_ends: np.ndarray
     """Where each id ends in :attr:`ids`."""
     table: np.ndarray
-    """The ids' hashes (FNV-1a, as :func:`.rowscan.id_hashes`) and the number of each record's
+    """The ids' hashes (FNV-1a, as :func:`.scan.rowscan.id_hashes`) and the number of each record's
     last line: :meth:`.Chunk.records`'s ``ids``."""
 
 

@@ -28,6 +28,7 @@ from functools import lru_cache
 import numba
 import numpy as np
 
+from searchain.tools.retrieval.scan.prefetch import prefetch
 from searchain.tools.retrieval.vocabulary import Terms
 
 WORD, DIGIT, JOINER = 1, 2, 4
@@ -164,6 +165,33 @@ def fnv1a(text: np.ndarray, start: int, stop: int) -> np.uint64:
     return h
 
 
+AHEAD = 16
+"""Words ahead of the one being numbered whose hash slot is fetched into the cache; the entry
+that slot names is fetched for the word ``AHEAD // 2`` ahead, and its code points for the word
+``AHEAD // 4`` ahead, each from what was fetched before. At 1M passages the table, offsets and
+code points far exceed the cache, and a word looked up alone waited on those three misses in
+turn: 65-100 ns a word, 44-56 ns fetched ahead (400 batches, beside a build on the other core;
+8 or 24 ahead did no better)."""
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _fetch_ahead(
+    table: np.ndarray, offsets: np.ndarray, chars: np.ndarray, slots: np.ndarray, w: int
+) -> None:
+    """Prefetch what the words after word ``w`` will look up (hints: nothing read is used)."""
+    n = len(slots)
+    if w + AHEAD < n:
+        prefetch(table, slots[w + AHEAD])
+    if w + AHEAD // 2 < n:
+        seen = table[slots[w + AHEAD // 2]]
+        if seen >= 0:
+            prefetch(offsets, seen)
+    if w + AHEAD // 4 < n:
+        seen = table[slots[w + AHEAD // 4]]
+        if seen >= 0:
+            prefetch(chars, offsets[seen])
+
+
 @numba.njit(cache=True, nogil=True)
 def _intern(
     text: np.ndarray,
@@ -180,13 +208,18 @@ def _intern(
     made room in every array for all of the batch's words being new.
     """
     mask = len(table) - 1
-    ids = np.empty(len(starts), np.int32)
-    new = np.empty(len(starts), np.int64)
+    n = len(starts)
+    slots = np.empty(n, np.int64)
+    for w in range(n):
+        slots[w] = np.int64(fnv1a(text, starts[w], stops[w]) & np.uint64(mask))
+    ids = np.empty(n, np.int32)
+    new = np.empty(n, np.int64)
     added = 0
-    for w in range(len(starts)):
+    for w in range(n):
+        _fetch_ahead(table, offsets, chars, slots, w)
         start, stop = starts[w], stops[w]
         length = stop - start
-        slot = np.int64(fnv1a(text, start, stop) & np.uint64(mask))
+        slot = slots[w]
         while True:
             seen = table[slot]
             if seen < 0:  # a word not met before: store its code points

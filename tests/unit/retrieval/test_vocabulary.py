@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
-from searchain.tools.retrieval import vocabulary
+from searchain.tools.retrieval import blake2b, vocabulary
 from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, Terms, write_vocabulary
@@ -58,6 +58,7 @@ def test_the_files_are_the_same_whatever_the_chunk(tmp_path, monkeypatch):
 def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(vocabulary, "term_hash", lambda term: 7)  # every term collides
     monkeypatch.setattr(vocabulary, "term_hashes", lambda terms: np.full(len(terms), 7, np.uint64))
+    monkeypatch.setattr(blake2b, "digests", lambda data, ends: np.full(len(ends) - 1, 7, np.uint64))
     write_vocabulary(tmp_path, Terms.of(["giotto", "cimabue", "siena"]))
     mapped = MappedVocabulary(tmp_path)
     assert [mapped.get(t) for t in ("siena", "giotto", "cimabue", "florence")] == [2, 0, 1, None]

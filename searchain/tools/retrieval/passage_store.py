@@ -21,6 +21,7 @@ the raw text; real Wikipedia text compresses to about a third.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import threading
@@ -91,6 +92,11 @@ class PassageStoreWriter:
         self._dictionary = dictionary
         """The dictionary to compress with; None: trained on the first :data:`TRAIN_ON`."""
         self._pending: list[bytes] = []
+        """Lines added and not yet compressed, as added: batches of lines end to end."""
+        self._pending_lengths: list[np.ndarray] = []
+        """Each pending line's bytes, batch by batch."""
+        self._held = 0
+        """Lines pending."""
         self._sizes: list[int] = []
         self._counts: list[int] = []
         """Each written block's passages."""
@@ -104,13 +110,13 @@ class PassageStoreWriter:
 
     def add(self, lines: bytes, lengths: np.ndarray) -> None:
         """Passages' lines, end to end, ``lengths`` bytes each (each ends in a newline)."""
-        ends = np.cumsum(lengths).tolist()
-        self._pending += [lines[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
-        self.count += len(ends)
-        if len(self._pending) < (TRAIN_ON if self._compressor is None else BATCH):
+        self._pending.append(lines)
+        self._pending_lengths.append(np.asarray(lengths, np.int64))
+        self._held += len(lengths)
+        self.count += len(lengths)
+        if self._held < (TRAIN_ON if self._compressor is None else BATCH):
             return
-        full = len(self._pending) - len(self._pending) % PER_BLOCK
-        self._write(full)
+        self._write(self._held - self._held % PER_BLOCK)
 
     def add_lines(self, lines: list[bytes]) -> None:
         """Passages' lines, one each."""
@@ -118,31 +124,47 @@ class PassageStoreWriter:
             self.add(b"".join(lines), np.fromiter(map(len, lines), np.int64, len(lines)))
 
     def _write(self, upto: int) -> None:
-        """Compress the first ``upto`` pending lines (whole blocks, but at the end)."""
-        if self._compressor is None:
-            import zstandard
+        """Compress the first ``upto`` pending lines (whole blocks, but at the end).
 
-            if self._dictionary is None:
-                self._dictionary = _train(self._pending[:TRAIN_ON])
-            trained = None
-            if self._dictionary:
-                # Digested once for every frame: otherwise each call of zstd's threads digests
-                # the dictionary again in each thread, half the store's time at 64 blocks a call
-                # (the frames are the same bytes either way).
-                trained = zstandard.ZstdCompressionDict(self._dictionary)
-                trained.precompute_compress(level=LEVEL)
-            self._compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=trained)
-        blocks = [b"".join(self._pending[i : i + PER_BLOCK]) for i in range(0, upto, PER_BLOCK)]
-        del self._pending[:upto]
-        if not blocks:
+        Blocks are cut from the pending bytes by the lines' ends, not joined line by line: a
+        Python object a block, not one a passage.
+        """
+        data = b"".join(self._pending)
+        ends = np.cumsum(np.concatenate(self._pending_lengths or [np.zeros(0, np.int64)]))
+        if self._compressor is None:
+            self._start(data, ends)
+        if not upto:
             return
-        counts = [min(PER_BLOCK, upto - i) for i in range(0, upto, PER_BLOCK)]
+        firsts = np.arange(0, upto, PER_BLOCK)
+        lasts = np.minimum(firsts + PER_BLOCK, upto)
+        starts = np.concatenate([[0], ends[firsts[1:] - 1]]).tolist()
+        blocks = [data[a:b] for a, b in zip(starts, ends[lasts - 1].tolist(), strict=True)]
+        rest = int(ends[upto - 1])
+        self._pending = [data[rest:]] if upto < self._held else []
+        self._pending_lengths = [np.diff(ends[upto - 1 :])] if upto < self._held else []
+        self._held -= upto
         self._wait()  # the batch before is written: batches stay in order, one held at a time
         if self._beside is None:
             self._beside = ThreadPoolExecutor(max_workers=1)
         # zstd compresses without the GIL: the caller reads and hands out the next passages
         # meanwhile (at 1M, the build's reading and encoding take 36.0 s, 40.8 s without).
-        self._compressing = self._beside.submit(self._compress, blocks, counts)
+        self._compressing = self._beside.submit(self._compress, blocks, (lasts - firsts).tolist())
+
+    def _start(self, data: bytes, ends: np.ndarray) -> None:
+        """Make the compressor, its dictionary trained on the first pending lines if it has none."""
+        import zstandard
+
+        if self._dictionary is None:
+            bounds = [0, *ends[:TRAIN_ON].tolist()]
+            self._dictionary = _train([data[a:b] for a, b in itertools.pairwise(bounds)])
+        trained = None
+        if self._dictionary:
+            # Digested once for every frame: otherwise each call of zstd's threads digests
+            # the dictionary again in each thread, half the store's time at 64 blocks a call
+            # (the frames are the same bytes either way).
+            trained = zstandard.ZstdCompressionDict(self._dictionary)
+            trained.precompute_compress(level=LEVEL)
+        self._compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=trained)
 
     def _compress(self, blocks: list[bytes], counts: list[int]) -> None:
         frames = self._compressor.multi_compress_to_buffer(blocks, threads=self._threads)
@@ -180,7 +202,7 @@ class PassageStoreWriter:
             self.add_lines([line + b"\n" for line in store.lines(start, stop)])
             return
         self.add_lines([line + b"\n" for line in store.lines(start, int(store.firsts[first]))])
-        self._write(len(self._pending))
+        self._write(self._held)
         self._wait()
         at, until = int(store.starts[first]), int(store.starts[end])
         while at < until:
@@ -197,7 +219,7 @@ class PassageStoreWriter:
 
     def close(self) -> None:
         """Write the last block and the tables."""
-        self._write(len(self._pending))
+        self._write(self._held)
         self._stop()
         self._out.close()
         for name, sizes in ((BLOCKS, self._sizes), (FIRSTS, self._counts)):

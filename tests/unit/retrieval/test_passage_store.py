@@ -141,3 +141,29 @@ def test_a_batch_that_fails_while_compressed_beside_the_caller_is_raised_not_los
     roomy.close()
     store = PassageStore(tmp_path, roomy.count)
     assert every_line(store) == [line(n) for n in range(4000)]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(batches=st.lists(st.integers(0, 70), min_size=1, max_size=12), train=st.booleans())
+def test_batches_of_any_size_are_stored_in_whole_blocks(tmp_path, monkeypatch, batches, train):
+    """A build's batches (any length, a block cut across them) read back passage for passage,
+    every block full but the last, with a dictionary trained on the first lines or none."""
+    from searchain.tools.retrieval import passage_store
+
+    monkeypatch.setattr(passage_store, "TRAIN_ON", 48)
+    monkeypatch.setattr(passage_store, "TRAIN_FROM", 40 if train else 10**6)
+    monkeypatch.setattr(passage_store, "BATCH", 2 * PER_BLOCK)
+    directory = Path(tempfile.mkdtemp(dir=tmp_path))
+    out, first = PassageStoreWriter(directory), 0
+    for size in batches:
+        lines = [line(n) for n in range(first, first + size)]
+        out.add(b"".join(lines), np.array([len(x) for x in lines], np.int64))
+        first += size
+    out.close()
+    store = PassageStore(directory, first)
+    assert store.check() is None
+    assert every_line(store) == [line(n) for n in range(first)]
+    assert all(np.diff(store.firsts)[:-1] == PER_BLOCK)
+    assert bool(store.dictionary) == (train and first >= 40)

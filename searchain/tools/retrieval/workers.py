@@ -64,9 +64,9 @@ def default_workers() -> int:
     """One fewer than the cores this process may run on: this process takes a core's worth.
 
     It cuts a corpus file into chunks, writes the passage store (zstd's threads compress it)
-    and counts the postings while the workers parse and encode: at 1M passages, 23.6 s of CPU
-    to the one worker's 15.0. A second worker on 2 cores (measured before the workers' parsing
-    and formatting were compiled: 30.0 s against 33.5–33.6, ``benchmarks/build_memory.py``)
+    and counts the postings while the workers parse and encode: at 1M passages, 21.3–22.2 s of
+    CPU to the one worker's 11.7–11.9. A second worker on 2 cores (measured before the workers'
+    parsing and formatting were compiled: 30.0 s against 33.5–33.6, ``build_memory.py``)
     peaks at 0.89 GiB for the process tree against 0.68–0.70 with one: over the goal of 0.8
     GiB, which one worker keeps.
     """

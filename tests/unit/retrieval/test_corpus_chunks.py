@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -206,3 +207,66 @@ def test_a_chunks_rows_are_a_whole_number(tmp_path, rows):
     path.write_text('{"id": "1", "text": "x"}\n')
     with pytest.raises(ValueError, match="rows must be a whole number, 1 or more"):
         next(read_corpus(path).chunks(rows))
+
+
+def rows_end_by_byte(data: bytes, start: int, tsv: bool, rows: int) -> tuple[int, int, int]:
+    """csv's record ends found one byte at a time: what :func:`rowscan.rows_end` must find."""
+    state, end, found, blank, first, empty = "start", start, 0, 0, True, False
+    for i in range(start, len(data)):
+        c = data[i : i + 1]
+        if not tsv:
+            if c == b"\n":
+                end, found = i + 1, found + 1
+                if found == rows:
+                    break
+            continue
+        if first:
+            empty, first = c in (b"\n", b"\r"), False
+        if state == "quoted":
+            state = "quote in quoted" if c == b'"' else state
+        elif c == b"\n":
+            state, first, end, found, blank = "start", True, i + 1, found + 1, blank + empty
+            if found == rows:
+                break
+        elif state == "eat":
+            pass
+        elif c == b"\r":
+            state = "eat"
+        elif c == b"\t":
+            state = "start"
+        elif state == "quote in quoted":
+            state = "quoted" if c == b'"' else "field"
+        else:
+            state = "quoted" if c == b'"' and state == "start" else "field"
+    return end, found, blank
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    body=st.lists(
+        st.sampled_from([*PIECES, b"abcdefgh", b"ijklmnopqrstu", b"\tvwxyz0123"]), max_size=80
+    ).map(b"".join),
+    data=st.data(),
+    tsv=st.booleans(),
+    rows=st.sampled_from([1, 2, 3, 1000]),
+)
+def test_records_end_where_a_scan_byte_by_byte_ends_them(body, data, tsv, rows):
+    """Eight bytes passed over at once, from any start (so at every alignment), end the same
+    records, and count the same blank ones, as the states taken one byte at a time."""
+    start = data.draw(st.integers(0, len(body)))
+    found = rowscan.rows_end(np.frombuffer(body, np.uint8), start, tsv, rows)
+    assert tuple(found) == rows_end_by_byte(body, start, tsv, rows)
+
+
+@pytest.mark.parametrize("shift", range(16))
+def test_a_long_record_after_a_blank_line_is_not_blank(shift):
+    body = b"x" * shift + b"\n\n" + b"a" * 40 + b"\tb\n" + b"\n" + b"c" * 9 + b"\n"
+    blank = 2 + (shift == 0)  # with nothing before it, the first line end is a blank record
+    assert rowscan.rows_end(np.frombuffer(body, np.uint8), 0, True, 1000) == (len(body), 5, blank)
+
+
+@pytest.mark.parametrize("shift", range(16))
+def test_a_quote_after_a_tab_opens_a_quoted_field_wherever_the_tab_falls(shift):
+    """The tab ending eight bytes passed over at once leaves the next byte at a field's start."""
+    body = b"a" * shift + b"bcdefgh\t" + b'"one\nrecord"\tz\n' + b"next\t\n"
+    assert rowscan.rows_end(np.frombuffer(body, np.uint8), 0, True, 1) == (len(body) - 6, 1, 0)

@@ -95,8 +95,6 @@ class PassageStoreWriter:
         """Lines added and not yet compressed, as added: batches of lines end to end."""
         self._pending_lengths: list[np.ndarray] = []
         """Each pending line's bytes, batch by batch."""
-        self._held = 0
-        """Lines pending."""
         self._sizes: list[int] = []
         self._counts: list[int] = []
         """Each written block's passages."""
@@ -112,7 +110,6 @@ class PassageStoreWriter:
         """Passages' lines, end to end, ``lengths`` bytes each (each ends in a newline)."""
         self._pending.append(lines)
         self._pending_lengths.append(np.asarray(lengths, np.int64))
-        self._held += len(lengths)
         self.count += len(lengths)
         if self._held < (TRAIN_ON if self._compressor is None else BATCH):
             return
@@ -122,6 +119,11 @@ class PassageStoreWriter:
         """Passages' lines, one each."""
         if lines:
             self.add(b"".join(lines), np.fromiter(map(len, lines), np.int64, len(lines)))
+
+    @property
+    def _held(self) -> int:
+        """Lines pending."""
+        return sum(map(len, self._pending_lengths))
 
     def _write(self, upto: int) -> None:
         """Compress the first ``upto`` pending lines (whole blocks, but at the end).
@@ -140,9 +142,8 @@ class PassageStoreWriter:
         starts = np.concatenate([[0], ends[firsts[1:] - 1]]).tolist()
         blocks = [data[a:b] for a, b in zip(starts, ends[lasts - 1].tolist(), strict=True)]
         rest = int(ends[upto - 1])
-        self._pending = [data[rest:]] if upto < self._held else []
-        self._pending_lengths = [np.diff(ends[upto - 1 :])] if upto < self._held else []
-        self._held -= upto
+        self._pending = [data[rest:]] if upto < len(ends) else []
+        self._pending_lengths = [np.diff(ends[upto - 1 :])] if upto < len(ends) else []
         self._wait()  # the batch before is written: batches stay in order, one held at a time
         if self._beside is None:
             self._beside = ThreadPoolExecutor(max_workers=1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import shutil
 import threading
@@ -24,7 +23,7 @@ import numpy as np
 
 from searchain.documents.collection import Indexed
 from searchain.text import counted
-from searchain.tools.retrieval import first_search
+from searchain.tools.retrieval import first_search, passage_store
 from searchain.tools.retrieval.compact import CompactPostings
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
@@ -35,6 +34,7 @@ from searchain.tools.retrieval.index_files import (
     check_files,
     check_space,
     file_table,
+    flushing,
     index_format,
     new_version,
     publish,
@@ -43,7 +43,7 @@ from searchain.tools.retrieval.index_files import (
     write_documents,
 )
 from searchain.tools.retrieval.passage_store import PassageStore, PassageStoreWriter, record
-from searchain.tools.retrieval.segments import PostingsBuilder
+from searchain.tools.retrieval.segments import PostingsBuilder, check_bm25_parameters
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.vocabulary import MappedVocabulary
 from searchain.types import Passage
@@ -75,19 +75,6 @@ def damaged(path: str | Path, reason: str) -> IndexLoadError:
     return IndexLoadError(
         f"{path} is a damaged searchain index ({reason}): rebuild it with `searchain index`"
     )
-
-
-def check_bm25_parameters(k1: float, b: float) -> None:
-    """Refuse BM25 parameters no index can be scored with, before anything is written.
-
-    NaN or infinite values would give every passage a NaN score (an index that answers
-    garbage); k1 is a term-frequency saturation (0-10 covers every published setting) and b a
-    length-normalisation weight in [0, 1].
-    """
-    if not (math.isfinite(k1) and 0.0 <= k1 <= 10.0):
-        raise ValueError(f"BM25 k1 must be a number from 0 to 10, got {k1}")
-    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
-        raise ValueError(f"BM25 b must be a number from 0 to 1, got {b}")
 
 
 @runtime_checkable
@@ -354,38 +341,42 @@ class BM25Index:
             tmp = new_version(path)
             store = PassageStoreWriter(tmp, threads=threads)
             try:
-                matrix = PostingsBuilder(tmp / "segments", memory)
-                maps: dict[int, TermMap] = {}
-                for worker, batch in encoded_batches(passages, tokenizer, workers):
-                    store.add(batch.lines, batch.line_lengths)
-                    tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
-                    matrix.add(tokens, batch.lengths)
-                    if progress:
-                        progress(matrix.n_docs)
-                if not matrix.n_docs:  # a corpus file says so itself, naming the file
-                    raise CorpusError("the corpus has no passages")
-                store.close()
-                if stage:
-                    stage(
-                        f"writing the postings: {len(matrix.vocab):,} terms, "
-                        f"{matrix.pending_segments} segment(s)"
-                    )
-                matrix.write(tmp / "bm25", k1, b)
-                (tmp / "segments").rmdir()
-                manifest = {
-                    "format": FORMAT,
-                    "passages": matrix.n_docs,
-                    "k1": k1,
-                    "b": b,
-                    "tokenizer": tokenizer,
-                    "stemmer": Tokenizer(tokenizer).version,
-                }
-                if documents is not None:
-                    manifest["documents"] = documents.settings()
-                    write_documents(tmp, documents.indexed, matrix.lengths())
-                if stage:
-                    stage("checksumming the index files")
-                manifest["files"] = file_table(tmp, MANIFEST)
+                with flushing() as flush:  # each part sent to disk once whole, meanwhile
+                    matrix = PostingsBuilder(tmp / "segments", memory)
+                    maps: dict[int, TermMap] = {}
+                    for worker, batch in encoded_batches(passages, tokenizer, workers):
+                        store.add(batch.lines, batch.line_lengths)
+                        tokens = maps.setdefault(worker, TermMap()).resolve(batch, matrix.vocab)
+                        matrix.add(tokens, batch.lengths)
+                        if progress:
+                            progress(matrix.n_docs)
+                    if not matrix.n_docs:  # a corpus file says so itself, naming the file
+                        raise CorpusError("the corpus has no passages")
+                    store.close()
+                    for name in passage_store.FILES:
+                        flush(tmp / name)
+                    if stage:
+                        stage(
+                            f"writing the postings: {len(matrix.vocab):,} terms, "
+                            f"{matrix.pending_segments} segment(s)"
+                        )
+                    matrix.write(tmp / "bm25", k1, b)
+                    flush(tmp / "bm25")
+                    (tmp / "segments").rmdir()
+                    manifest = {
+                        "format": FORMAT,
+                        "passages": matrix.n_docs,
+                        "k1": k1,
+                        "b": b,
+                        "tokenizer": tokenizer,
+                        "stemmer": Tokenizer(tokenizer).version,
+                    }
+                    if documents is not None:
+                        manifest["documents"] = documents.settings()
+                        write_documents(tmp, documents.indexed, matrix.lengths())
+                    if stage:
+                        stage("checksumming the index files")
+                    manifest["files"] = file_table(tmp, MANIFEST)
                 (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
                 publish(tmp, path)
             except BaseException:

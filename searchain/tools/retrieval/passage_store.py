@@ -40,6 +40,8 @@ STORE = "passages.zst"
 BLOCKS = "passages.blocks.npy"
 FIRSTS = "passages.firsts.npy"
 DICTIONARY = "passages.dict"
+FILES = (STORE, BLOCKS, FIRSTS, DICTIONARY)
+"""Every file a store is, in its index's directory."""
 PER_BLOCK = 16
 """Passages a block holds: 10 KB of text, decompressed in about 17 microseconds (32: 0.438 of
 the text for 0.443 at :data:`LEVEL`, but twice the time a returned passage costs)."""

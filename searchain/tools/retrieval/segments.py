@@ -27,6 +27,7 @@ against 1.00 GiB for the process tree).
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from array import array
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -77,6 +78,19 @@ def default_memory() -> int:
     except (ValueError, OSError, AttributeError):
         total = 16 << 30
     return max(MIN_MEMORY, min(4 << 30, total // 4))
+
+
+def check_bm25_parameters(k1: float, b: float) -> None:
+    """Refuse BM25 parameters no index can be scored with, before anything is written.
+
+    NaN or infinite values would give every passage a NaN score (an index that answers
+    garbage); k1 is a term-frequency saturation (0-10 covers every published setting) and b a
+    length-normalisation weight in [0, 1].
+    """
+    if not (math.isfinite(k1) and 0.0 <= k1 <= 10.0):
+        raise ValueError(f"BM25 k1 must be a number from 0 to 10, got {k1}")
+    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
+        raise ValueError(f"BM25 b must be a number from 0 to 1, got {b}")
 
 
 def bm25_idf(df: np.ndarray, n_docs: int) -> np.ndarray:

@@ -58,7 +58,7 @@ COPY_CHUNK = 1 << 24
 DICTIONARY_SIZE = 1 << 19
 """Bytes of dictionary trained at most. A smaller one is searched faster by every block: 1M
 passages' builds took 19.4-20.9 s with 512 KiB against 20.2-22.7 with 1 MiB (five pairs, the
-main process 1.1-2.1 s less CPU), the store 0.447 of the raw text against 0.441 (768 KiB: 19.6
+main process 0.9-2.5 s less CPU), the store 0.447 of the raw text against 0.441 (768 KiB: 19.6
 and 20.0 s, 0.443). The store/raw goal is 0.45."""
 TRAIN_ON = 12_000
 """Passages the dictionary is trained on: the corpus's first."""

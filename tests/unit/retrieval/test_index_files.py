@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -150,21 +151,25 @@ def test_leftovers_of_a_dead_build_are_still_swept(tmp_path):
     assert not left.exists()
 
 
-def _fsyncs_recorded(monkeypatch, fail: set[str] | None = None) -> list[str]:
-    """Every path fsynced from now on; each path in ``fail`` fails its first fsync (EIO)."""
+def _fsyncs_recorded(
+    monkeypatch, fails: Callable[[str], bool] = lambda name: False
+) -> tuple[list[str], list[str]]:
+    """``(synced, failed)``: every path fsynced from now on, and those whose first fsync failed
+    (EIO): each path ``fails`` picks, once."""
     synced: list[str] = []
+    failed: list[str] = []
     fsync = os.fsync
 
     def recorded(descriptor: int) -> None:
         name = os.readlink(f"/proc/self/fd/{descriptor}")
         synced.append(name)
-        if fail and name in fail:
-            fail.discard(name)  # Linux reports a writeback error to one fsync, not the next
+        if fails(name) and name not in failed:
+            failed.append(name)  # Linux reports a writeback error to one fsync, not the next
             raise OSError(5, "Input/output error")
         fsync(descriptor)
 
     monkeypatch.setattr(os, "fsync", recorded)
-    return synced
+    return synced, failed
 
 
 def test_flushing_sends_each_file_and_tree_to_disk(tmp_path, monkeypatch):
@@ -172,7 +177,7 @@ def test_flushing_sends_each_file_and_tree_to_disk(tmp_path, monkeypatch):
     (tree / "inner").mkdir(parents=True)
     for name in ("tree/a", "tree/inner/b", "c", "d"):
         (tmp_path / name).write_bytes(b"x")
-    synced = _fsyncs_recorded(monkeypatch)
+    synced, _ = _fsyncs_recorded(monkeypatch)
     with index_files.flushing() as flush:
         flush(tree)
         flush(tmp_path / "c")
@@ -183,7 +188,7 @@ def test_flushing_sends_each_file_and_tree_to_disk(tmp_path, monkeypatch):
 def test_a_flush_that_fails_fails_the_block(tmp_path, monkeypatch):
     file = tmp_path / "a"
     file.write_bytes(b"x")
-    _fsyncs_recorded(monkeypatch, fail={str(file)})
+    _fsyncs_recorded(monkeypatch, lambda name: name == str(file))
     with pytest.raises(OSError, match="Input/output error"), index_files.flushing() as flush:
         flush(file)
 
@@ -191,7 +196,7 @@ def test_a_flush_that_fails_fails_the_block(tmp_path, monkeypatch):
 def test_the_blocks_own_error_is_the_one_raised(tmp_path, monkeypatch):
     file = tmp_path / "a"
     file.write_bytes(b"x")
-    _fsyncs_recorded(monkeypatch, fail={str(file)})
+    _fsyncs_recorded(monkeypatch, lambda name: name == str(file))
     with pytest.raises(KeyError), index_files.flushing() as flush:
         flush(file)
         raise KeyError("what stopped the build")
@@ -202,17 +207,7 @@ def test_a_write_error_reported_once_still_fails_the_build(tmp_path, monkeypatch
     """The store and the postings are flushed while the build goes on; an fsync error there
     is reported to that one fsync only, so it must fail the build, not be lost to publish's."""
     corpus = write_corpus(tmp_path / "corpus.jsonl", CORPUS)
-    failing: set[str] = set()
-    fsync = os.fsync
-
-    def fail_first(descriptor: int) -> None:
-        name = os.readlink(f"/proc/self/fd/{descriptor}")
-        if name.endswith(part) and name not in failing:
-            failing.add(name)
-            raise OSError(5, "Input/output error")
-        fsync(descriptor)
-
-    monkeypatch.setattr(os, "fsync", fail_first)
+    _, failing = _fsyncs_recorded(monkeypatch, lambda name: name.endswith(part))
     with pytest.raises(OSError, match="Input/output error"):
         BM25Index.build(read_corpus(corpus), tmp_path / "wiki")
     assert failing  # the part was flushed, and failed, once

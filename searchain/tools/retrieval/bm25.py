@@ -384,8 +384,10 @@ class BM25Index:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
         index = cls.load(path)
-        # The search kernels compile on their first use (about 15 s on 2 cores) and are cached
+        # The search kernels compile on their first use (about 13 s on 2 cores) and are cached
         # on disk after that: pay it here, once per installation, not on the first question.
+        if stage:
+            stage("loading the search kernels (the first build after an install compiles them)")
         index.search_batch(["warm up", "the search kernels"])
         index.search("warm up")
         return index

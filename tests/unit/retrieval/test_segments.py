@@ -43,6 +43,11 @@ def test_worker_processes_and_a_tiny_budget_build_the_same_index_as_one_pass(
     _, small, whole, stages = shared_builds
     segments = int(stages[0].split(", ")[1].split()[0])
     assert segments >= 3, stages  # the budget forced several segments
+    # and the wait for the search kernels (a fresh install compiles them) is said, last
+    assert stages[1:] == [
+        "checksumming the index files",
+        "loading the search kernels (the first build after an install compiles them)",
+    ]
     for name in [*POSTINGS, *FILES]:
         assert (small.path / "bm25" / name).read_bytes() == (
             whole.path / "bm25" / name

@@ -133,6 +133,48 @@ def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
         assert np_scores.tobytes() == scores.tobytes() == pruned_scores.tobytes()
 
 
+@settings(max_examples=40, deadline=None)
+@given(zipf_corpora(), st.data())
+def test_a_batch_in_threads_answers_each_query_as_alone(docs, data):
+    """Threads taking a batch's queries a few at a time (more queries than threads, chunks and
+    threads of every ratio): each row is the query's own answer, in the query's own row."""
+    from searchain.tools.retrieval.kernel import topk
+
+    queries = data.draw(st.lists(st.lists(st.integers(0, 9), max_size=6), min_size=0, max_size=40))
+    k = data.draw(st.sampled_from([1, 3, 10]))
+    threads = data.draw(st.sampled_from([1, 2, 3, 8]))
+    chunk = data.draw(st.sampled_from([1, 2, 5, topk.BATCH_CHUNK]))
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(topk, "BATCH_CHUNK", chunk):
+        kernel = TopK(build(Path(tmp), docs), threads=threads)
+        batch_docs, batch_scores = kernel.search_batch(queries, k)
+        assert batch_docs.shape == batch_scores.shape == (len(queries), k)
+        for row, terms in enumerate(queries):
+            found, scores = kernel.search(terms, k)
+            assert batch_docs[row].tolist() == found.tolist() + [-1] * (k - len(found))
+            assert batch_scores[row][: len(found)].tobytes() == scores.tobytes()
+
+
+def test_a_batch_thread_that_fails_fails_the_batch(tmp_path, monkeypatch):
+    """What a batch's thread raises is raised in the caller, after every thread has ended."""
+    from searchain.tools.retrieval.kernel import maxscore, topk
+
+    kernel = TopK(build(tmp_path, [[0, 1], [1, 2], [2]]), threads=3)
+    calls: list[int] = []
+    real = maxscore.top_k_each
+
+    def failing(arrays, flat, offsets, first, *rest):
+        calls.append(first)
+        if first == 2:
+            raise MemoryError("the third chunk")
+        real(arrays, flat, offsets, first, *rest)
+
+    monkeypatch.setattr(topk, "BATCH_CHUNK", 1)
+    monkeypatch.setattr(maxscore, "top_k_each", failing)
+    with pytest.raises(MemoryError, match="the third chunk"):
+        kernel.search_batch([[0], [1], [2], [0, 2], [1, 2], [0]], 1)
+    assert 2 in calls and len(calls) == len(set(calls))  # each chunk taken once
+
+
 @pytest.mark.parametrize("window", [0, -1, 2.5, 64.0, True, "64", None])
 def test_a_window_that_is_no_whole_number_of_passages_is_refused(tmp_path, window):
     postings = build(tmp_path, [[0, 1], [1]])

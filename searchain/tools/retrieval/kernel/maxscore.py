@@ -270,16 +270,25 @@ def top_k(
     return ranked(docs, scores, k)
 
 
-@numba.njit(cache=True, parallel=True)
-def top_k_batch(
-    p: CompactArrays, flat_terms: np.ndarray, offsets: np.ndarray, k: int, window: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`top_k` of each query (``flat_terms[offsets[q]:offsets[q + 1]]``), on every core."""
-    n = len(offsets) - 1
-    out_docs = np.full((n, k), -1, dtype=np.int32)
-    out_scores = np.zeros((n, k), dtype=np.float32)
-    for q in numba.prange(n):
+@numba.njit(cache=True, nogil=True)
+def top_k_each(
+    p: CompactArrays,
+    flat_terms: np.ndarray,
+    offsets: np.ndarray,
+    first: int,
+    last: int,
+    k: int,
+    window: int,
+    out_docs: np.ndarray,
+    out_scores: np.ndarray,
+) -> None:
+    """:func:`top_k` of queries ``first`` to ``last`` (excluded) into their rows of the outputs.
+
+    Query ``q``'s terms are ``flat_terms[offsets[q]:offsets[q + 1]]``. A batch's threads each call
+    it on a share of the queries (:meth:`.topk.TopK.search_batch`): a plain loop, where numba's
+    ``prange`` took 5 s more to compile on a fresh install's first build.
+    """
+    for q in range(first, last):
         docs, scores = top_k(p, flat_terms[offsets[q] : offsets[q + 1]], k, window)
         out_docs[q, : len(docs)] = docs
         out_scores[q, : len(docs)] = scores
-    return out_docs, out_scores

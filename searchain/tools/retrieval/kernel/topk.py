@@ -3,15 +3,16 @@
 The search itself is :mod:`.maxscore`'s compiled kernel; this module decides how a query is run.
 A long query is cut into equal ranges of passages searched in threads at once (the kernel holds
 no GIL), each pruning by the best k-th score any of them has found, and their results merged:
-the answer a single thread gives, sooner. Threads are started for each query rather than kept in
-a pool, whose threads a forked child would not have; numba's own threads (``prange``) serve
-batches only, which already keep every core busy.
+the answer a single thread gives, sooner. Threads are started for each query (and each batch)
+rather than kept in a pool, whose threads a forked child would not have. A batch's threads take
+its queries a few at a time, each query searched in one thread.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from searchain.tools.retrieval.kernel.maxscore import WINDOW
 from searchain.tools.retrieval.kernel.norms import norm_codes
 from searchain.types import is_whole
 
+BATCH_CHUNK = 8
+"""Queries a thread of :meth:`TopK.search_batch` takes at a time: one call into the kernel, and
+the lock taken, for eight queries."""
 SPLIT = 100_000
 """Postings of a query's lists a thread of :meth:`TopK.search` is given at least: a thread
 starts in about 0.1 ms, and searches 100,000 postings in a few."""
@@ -81,31 +85,65 @@ class TopK:
         cuts = np.linspace(0, len(self.arrays.norm_code), parts + 1).astype(np.int64)
         shared = np.full(parts, -np.inf)
         found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * parts
-        failed: list[BaseException] = []
 
         def part(j: int) -> None:
-            try:
-                found[j] = maxscore.search_range(
-                    self.arrays, *plan, k, self.window, cuts[j], cuts[j + 1], shared, j
-                )
-            except BaseException as error:  # re-raised in the caller's thread
-                failed.append(error)
+            found[j] = maxscore.search_range(
+                self.arrays, *plan, k, self.window, cuts[j], cuts[j + 1], shared, j
+            )
 
-        helpers = [threading.Thread(target=part, args=(j,)) for j in range(1, parts)]
-        for helper in helpers:
-            helper.start()
-        part(0)
-        for helper in helpers:
-            helper.join()
-        if failed:
-            raise failed[0]
+        _in_threads(part, parts)
         docs, scores = zip(*found, strict=True)
         return maxscore.ranked(np.concatenate(docs), np.concatenate(scores), k)
 
     def search_batch(self, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(documents, scores), one row per query, ``-1`` where a query has fewer than ``k``."""
+        """(documents, scores), one row per query, ``-1`` where a query has fewer than ``k``.
+
+        Up to :attr:`threads` threads each take :data:`BATCH_CHUNK` queries at a time until none
+        are left, so a few long queries do not hold up one thread's fixed share.
+        """
         unique = [sorted(set(terms)) for terms in queries]
         offsets = np.zeros(len(unique) + 1, dtype=np.int64)
         np.cumsum([len(terms) for terms in unique], out=offsets[1:])
         flat = np.asarray([t for terms in unique for t in terms], dtype=np.int64)
-        return maxscore.top_k_batch(self.arrays, flat, offsets, k, self.window)
+        docs = np.full((len(unique), k), -1, dtype=np.int32)
+        scores = np.zeros((len(unique), k), dtype=np.float32)
+        starts = iter(range(0, len(unique), BATCH_CHUNK))
+        taking = threading.Lock()
+
+        def take(_: int) -> None:
+            while True:
+                with taking:
+                    first = next(starts, None)
+                if first is None:
+                    return
+                last = min(first + BATCH_CHUNK, len(unique))
+                maxscore.top_k_each(
+                    self.arrays, flat, offsets, first, last, k, self.window, docs, scores
+                )
+
+        _in_threads(take, max(1, min(self.threads, -(-len(unique) // BATCH_CHUNK))))
+        return docs, scores
+
+
+def _in_threads(work: Callable[[int], None], count: int) -> None:
+    """``work(j)`` for each ``j`` below ``count`` (at least 1), 0 in this thread.
+
+    The others run in threads of their own; once all have ended, what the first to fail raised
+    is raised here.
+    """
+    failed: list[BaseException] = []
+
+    def run(j: int) -> None:
+        try:
+            work(j)
+        except BaseException as error:  # re-raised in the caller's thread
+            failed.append(error)
+
+    helpers = [threading.Thread(target=run, args=(j,)) for j in range(1, count)]
+    for helper in helpers:
+        helper.start()
+    run(0)
+    for helper in helpers:
+        helper.join()
+    if failed:
+        raise failed[0]

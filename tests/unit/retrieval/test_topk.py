@@ -154,6 +154,37 @@ def test_a_batch_in_threads_answers_each_query_as_alone(docs, data):
             assert batch_scores[row][: len(found)].tobytes() == scores.tobytes()
 
 
+def test_a_small_batch_is_shared_out_between_the_threads(tmp_path, monkeypatch):
+    """Fewer queries than a chunk for each thread: each thread gets an even share (a batch of
+    four on two threads runs on both), and a large batch is cut into chunks, no thread more
+    than the threads asked for."""
+    import threading as threads_module
+
+    from searchain.tools.retrieval.kernel import maxscore
+
+    kernel = TopK(build(tmp_path, [[0, 1], [1, 2], [2]]), threads=2)
+    taken: list[tuple[int, int]] = []
+    runners: set[int] = set()
+    real = maxscore.top_k_each
+
+    def recording(arrays, flat, offsets, first, last, *rest):
+        taken.append((first, last))
+        runners.add(threads_module.get_ident())
+        real(arrays, flat, offsets, first, last, *rest)
+
+    monkeypatch.setattr(maxscore, "top_k_each", recording)
+    kernel.search_batch([[0], [1], [2], [0, 2]], 1)
+    assert sorted(taken) == [(0, 2), (2, 4)]
+    taken.clear()
+    runners.clear()
+    kernel.search_batch([[0]] * 41, 1)
+    assert sorted(taken) == [(a, min(a + 8, 41)) for a in range(0, 41, 8)]
+    assert len(runners) <= 2
+    taken.clear()
+    kernel.search_batch([[0]], 1)
+    assert taken == [(0, 1)]
+
+
 def test_a_batch_thread_that_fails_fails_the_batch(tmp_path, monkeypatch):
     """What a batch's thread raises is raised in the caller, after every thread has ended."""
     from searchain.tools.retrieval.kernel import maxscore, topk

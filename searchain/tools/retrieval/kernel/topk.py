@@ -99,7 +99,8 @@ class TopK:
         """(documents, scores), one row per query, ``-1`` where a query has fewer than ``k``.
 
         Up to :attr:`threads` threads each take :data:`BATCH_CHUNK` queries at a time until none
-        are left, so a few long queries do not hold up one thread's fixed share.
+        are left, so a few long queries do not hold up one thread's fixed share; a batch of fewer
+        than that a thread is shared out evenly, so it too runs on every core.
         """
         unique = [sorted(set(terms)) for terms in queries]
         offsets = np.zeros(len(unique) + 1, dtype=np.int64)
@@ -107,7 +108,9 @@ class TopK:
         flat = np.asarray([t for terms in unique for t in terms], dtype=np.int64)
         docs = np.full((len(unique), k), -1, dtype=np.int32)
         scores = np.zeros((len(unique), k), dtype=np.float32)
-        starts = iter(range(0, len(unique), BATCH_CHUNK))
+        # A small batch is cut into a share for each thread, a large one into chunks.
+        chunk = max(1, min(BATCH_CHUNK, -(-len(unique) // self.threads)))
+        starts = iter(range(0, len(unique), chunk))
         taking = threading.Lock()
 
         def take(_: int) -> None:
@@ -116,12 +119,12 @@ class TopK:
                     first = next(starts, None)
                 if first is None:
                     return
-                last = min(first + BATCH_CHUNK, len(unique))
+                last = min(first + chunk, len(unique))
                 maxscore.top_k_each(
                     self.arrays, flat, offsets, first, last, k, self.window, docs, scores
                 )
 
-        _in_threads(take, max(1, min(self.threads, -(-len(unique) // BATCH_CHUNK))))
+        _in_threads(take, max(1, min(self.threads, -(-len(unique) // chunk))))
         return docs, scores
 
 

@@ -87,8 +87,15 @@ def build_embedded_in_child(size: int, data: str, out: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def es_state() -> Path:
+    """The state folder of scripts/elasticsearch.sh's node (this checkout's own, or ES_STATE)."""
+    root = Path(__file__).resolve().parent.parent
+    script = root / "scripts" / "elasticsearch.sh"
+    return Path(subprocess.check_output([str(script), "state"], text=True).strip())
+
+
 def es_peak_rss_gib() -> float | None:
-    pid_file = Path(os.environ.get("ES_BASE", "/tmp/searchain-es")) / "current" / "node-1" / "pid"
+    pid_file = es_state() / "node-1" / "pid"
     try:
         status = Path(f"/proc/{pid_file.read_text().strip()}/status").read_text()
     except OSError:

@@ -110,8 +110,15 @@ def du_gib(path: Path) -> float:
     return sum(f.stat().st_size for f in path.resolve().rglob("*") if f.is_file()) / 2**30
 
 
+def es_state() -> Path:
+    """The state folder of scripts/elasticsearch.sh's node (this checkout's own, or ES_STATE)."""
+    root = Path(__file__).resolve().parent.parent
+    script = root / "scripts" / "elasticsearch.sh"
+    return Path(subprocess.check_output([str(script), "state"], text=True).strip())
+
+
 def es_server_status() -> dict[str, float]:
-    pid_file = Path(os.environ.get("ES_BASE", "/tmp/searchain-es")) / "current" / "node-1" / "pid"
+    pid_file = es_state() / "node-1" / "pid"
     status = Path(f"/proc/{pid_file.read_text().strip()}/status").read_text()
     values = dict(line.split(":", 1) for line in status.splitlines())
     return {k: int(values[k].split()[0]) / 2**20 for k in ("VmHWM", "RssAnon", "RssFile")}

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A real, throw-away Elasticsearch for tests, CI and benchmarks, on 127.0.0.1.
 #
-#   scripts/elasticsearch.sh start             # one node; prints its URL; state in $ES_BASE/current
+#   scripts/elasticsearch.sh start             # one node; prints its URL; state in $ES_STATE
+#                                              # (default: this checkout's own, scripts/state.sh)
 #   scripts/elasticsearch.sh start --nodes 3   # a 3-node cluster; prints the URLs, comma-separated
 #   scripts/elasticsearch.sh stop
 #   scripts/elasticsearch.sh url
 #   scripts/elasticsearch.sh kill-node I       # SIGKILL node I (1-based), as a crash would
 #   scripts/elasticsearch.sh start-node I      # start node I again on its data (after kill-node)
+#   scripts/elasticsearch.sh state             # prints the state folder (nodes' pids and logs)
 #
 # ES_HEAP sets each node's heap (512m by default); ES_HEAP=auto lets Elasticsearch size it
 # itself from the machine's memory, as it recommends for production.
@@ -15,13 +17,15 @@
 # through Maven (cached in ~/.m2) and runs on the machine's JDK (17 or newer). Elasticsearch will
 # not run as root, so as root it runs as the system user `searchain-es`.
 set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/state.sh"
 
 ES_VERSION="${ES_VERSION:-8.19.21}"
-ES_BASE="${ES_BASE:-/tmp/searchain-es}"
+ES_BASE="${ES_BASE:-/tmp/searchain-es}"  # the unpacked server, shared: state is per checkout
 ES_HEAP="${ES_HEAP:-512m}"
 ES_USER="${ES_USER:-searchain-es}"
 DIST="$ES_BASE/elasticsearch-$ES_VERSION"
-STATE="${ES_STATE:-$ES_BASE/current}"  # a second cluster beside the first: another ES_STATE
+STATE="${ES_STATE:-$(checkout_state)/es}"  # a second cluster beside the first: another ES_STATE
 
 log() { echo "elasticsearch.sh: $*" >&2; }
 
@@ -175,5 +179,6 @@ case "${1:-}" in
   url) alive_nodes && cat "$STATE/url" ;;
   kill-node) kill_node "${2:-}" ;;
   start-node) start_node "${2:-}" ;;
+  state) echo "$STATE" ;;
   *) echo "usage: $0 start [--nodes N]|stop|url|kill-node I|start-node I" >&2; exit 2 ;;
 esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A real, throw-away PostgreSQL for tests and CI, on 127.0.0.1.
 #
-#   scripts/postgres.sh start   # prints the URL; state in $PG_BASE/current
+#   scripts/postgres.sh start   # prints the URL; state in $PG_BASE/current (PG_BASE defaults to
+#                               # this checkout's own folder under $TMPDIR: scripts/state.sh)
 #   scripts/postgres.sh stop
 #   scripts/postgres.sh url
 #
@@ -10,8 +11,10 @@
 # is removed on stop. PostgreSQL will not run as root, so as root it runs as the user `postgres`
 # that the package creates.
 set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/state.sh"
 
-PG_BASE="${PG_BASE:-/tmp/searchain-pg}"
+PG_BASE="${PG_BASE:-$(checkout_state)/pg}"  # this checkout's own (scripts/state.sh)
 PG_USER="${PG_USER:-postgres}"
 STATE="$PG_BASE/current"
 
@@ -54,7 +57,7 @@ start() {
   local run=()
   if [ "$(id -u)" = 0 ]; then
     chown -R "$PG_USER" "$STATE"
-    chmod 755 "$PG_BASE"
+    chmod 755 "$PG_BASE" "$(dirname "$PG_BASE")"
     run=(runuser -u "$PG_USER" --)
   fi
   "${run[@]}" "$bin/initdb" -D "$STATE/data" -U searchain -A trust -E UTF8 --no-sync >/dev/null

@@ -14,17 +14,21 @@
 #   SERVER_WORKERS           worker processes (default 2)
 #   SERVER_PORT              port on 127.0.0.1 (default: a free one)
 #   SERVER_PYTHON            Python >= 3.12 for the server's environment (Aegra needs it)
-#   SERVER_VENV              that environment (default .venv-server, kept between starts)
+#   SERVER_EXTRAS            extras to install beyond those the settings need (comma-separated)
+#   SERVER_VENV              that environment (default .venv-server/EXTRAS, kept between starts)
 #   AEGRA_CONFIG             Aegra's configuration (default aegra.json: the graphs, keys, MCP)
 #   SEARCHAIN_*              the graphs' default settings (index, llm, reader, ...)
-# State (pids, logs, url) in $SERVER_BASE/current; the server's log is $SERVER_BASE/current/log.
+#   SERVER_BASE              its state (default: this checkout's own folder under $TMPDIR)
+# State (pids, logs, url) in $SERVER_BASE/current; the server's log is $SERVER_BASE/current/log;
+# its throw-away PostgreSQL, when DATABASE_URL is unset, in $SERVER_BASE/pg (stopped with it).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/state.sh"
 
-SERVER_BASE="${SERVER_BASE:-/tmp/searchain-server}"
+SERVER_BASE="${SERVER_BASE:-$(checkout_state)/server}"
 STATE="$SERVER_BASE/current"
-VENV="${SERVER_VENV:-$ROOT/.venv-server}"
 WORKERS="${SERVER_WORKERS:-2}"
+export PG_BASE="$SERVER_BASE/pg"  # the server's own cluster, never the tests' or another's
 
 log() { echo "server.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -46,14 +50,22 @@ server_python() {
   die "the server needs Python >= 3.12 (Aegra does): install one, or set SERVER_PYTHON"
 }
 
-# The server's environment, rebuilt when pyproject.toml or the extras it takes change (documents:
-# the files a person sends in the chat).
-EXTRAS="server,postgres,documents"
+# The extras the deployment's settings need (searchain/server/extras.py: an openai: LLM needs
+# openai, local needs local, dpr needs models, ...), and SERVER_EXTRAS. One environment per set
+# of extras, rebuilt when pyproject.toml changes: a start with other settings never replaces the
+# environment a running server uses.
+extras() {
+  PYTHONPATH="$ROOT" "$(server_python)" -m searchain.server.extras
+}
+
 environment() {
+  EXTRAS="$(extras)" || exit 1
+  VENV="${SERVER_VENV:-$ROOT/.venv-server/${EXTRAS//,/-}}"
   local stamp; stamp="$( (cat "$ROOT/pyproject.toml"; echo "$EXTRAS") | sha256sum | cut -c1-16)"
   if [ -f "$VENV/.stamp" ] && [ "$(cat "$VENV/.stamp")" = "$stamp" ]; then return; fi
   local python; python="$(server_python)"
-  log "installing the server's environment in $VENV (aegra-api, searchain[$EXTRAS]; a minute or two)"
+  log "installing the server's environment in $VENV (aegra-api, searchain[$EXTRAS]; a minute or"
+  log "  two, longer the first time an extra compiles: local builds llama.cpp)"
   rm -rf "$VENV"
   "$python" -m venv "$VENV"
   "$VENV/bin/pip" install -q --upgrade pip >&2
@@ -75,14 +87,14 @@ redis() {
   redis_server
   local port; port="$(free_port)"
   redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --daemonize yes \
-    --pidfile "$STATE/redis.pid" --logfile "$STATE/redis.log" --dir "$STATE" >/dev/null
+    --pidfile "$STATE/redis.pid" --logfile "$STATE/redis.log" --dir "$STATE" >/dev/null 9>&-
   echo "redis://127.0.0.1:$port/0"
 }
 
 # A PostgreSQL database of the server's own (never the database other tests write threads to).
 database() {
   if [ -n "${DATABASE_URL:-}" ]; then echo "$DATABASE_URL"; return; fi
-  local cluster; cluster="$("$ROOT/scripts/postgres.sh" start)"
+  local cluster; cluster="$("$ROOT/scripts/postgres.sh" start 9>&-)"  # the lock is not its
   "$VENV/bin/python" - "$cluster" <<'EOF' >&2
 import sys, psycopg
 with psycopg.connect(sys.argv[1], autocommit=True) as conn:
@@ -92,28 +104,57 @@ EOF
   echo "${cluster%/*}/searchain_server"
 }
 
-running() {  # this state's server is running (a killed session leaves its files behind)
-  [ -f "$STATE/url" ] && [ -f "$STATE/pid" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null
+live() {  # a process of this state is alive (a killed session leaves its files behind)
+  [ -f "$STATE/pid" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null
+}
+
+running() {  # this state's server is running and was said to be ready
+  [ -f "$STATE/url" ] && live
+}
+
+# One start or stop of this state at a time: a second waits for the first.
+locked() {
+  mkdir -p "$SERVER_BASE"
+  exec 9>"$SERVER_BASE/lock"
+  flock 9
 }
 
 start() {
+  locked
   if running; then
     cat "$STATE/url"; return
   fi
+  live && die "a server of this state ($STATE, pid $(cat "$STATE/pid")) runs but never said it was ready: scripts/server.sh stop first"
   [ -n "${SEARCHAIN_API_KEYS_FILE:-}" ] \
     || die "set SEARCHAIN_API_KEYS_FILE to a TOML file of API keys (searchain-server-key makes one)"
-  # The workers run in the state directory: a path given relative to here must still name it.
+  # The workers run in the state directory: a path given relative to here must still name it,
+  # and the index's default is the CLI's (searchain-index, here).
   SEARCHAIN_API_KEYS_FILE="$(realpath -m -- "$SEARCHAIN_API_KEYS_FILE")"
-  export SEARCHAIN_API_KEYS_FILE
+  SEARCHAIN_INDEX="$(realpath -m -- "${SEARCHAIN_INDEX:-searchain-index}")"
+  export SEARCHAIN_API_KEYS_FILE SEARCHAIN_INDEX
   environment
   "$VENV/bin/searchain-server-key" "$SEARCHAIN_API_KEYS_FILE" >/dev/null || exit 1
+  stop_processes  # what a killed start left behind: nothing of it answers (running said so)
   rm -rf "$STATE"; mkdir -p "$STATE"
+  # Ready means it can answer: the deployment's LLM, reader, verifier and index load here, once,
+  # before anything is started (searchain/server/ready.py), read as the workers will read them.
+  export SEARCHAIN_SHARED_SERVER=1
+  local checked
+  if ! checked="$(cd "$STATE" && "$VENV/bin/python" -m searchain.server.ready 2>"$STATE/ready.log")"; then
+    local last; last="$(tail -n 1 "$STATE/ready.log")"
+    case "$last" in
+      error:*) log "cannot serve this deployment: ${last#error: } (its environment, $VENV, has searchain[$EXTRAS]; SERVER_EXTRAS=NAME,... adds extras)" ;;
+      *) tail -n 5 "$STATE/ready.log" >&2; log "loading the deployment's models failed (log: $STATE/ready.log)" ;;
+    esac
+    exit 1
+  fi
+  [ -z "$checked" ] || log "$checked"
   local db; db="$(database)"
   local port="${SERVER_PORT:-$(free_port)}"
   export DATABASE_URL="$db" AEGRA_CONFIG="${AEGRA_CONFIG:-$ROOT/aegra.json}" RUN_MIGRATIONS_ON_STARTUP=false \
     LANGGRAPH_STRICT_MSGPACK=true LOG_LEVEL="${LOG_LEVEL:-INFO}" PORT="$port"
   # Callers set only their own settings (docs/server.md); MCP's runs go to this address.
-  export SEARCHAIN_SHARED_SERVER=1 SEARCHAIN_SERVER_INTERNAL_URL="http://127.0.0.1:$port"
+  export SEARCHAIN_SERVER_INTERNAL_URL="http://127.0.0.1:$port"
   # No crons (their routes are refused too) and no Agent Protocol v2 streams: routes this server
   # does not serve (searchain/server/routes.py) start nothing of their own either.
   export CRON_ENABLED=false FF_V2_EVENT_STREAMING=false
@@ -129,9 +170,9 @@ start() {
   fi
   export REDIS_URL; REDIS_URL="$(redis)"
   export REDIS_BROKER_ENABLED=true
-  trap 'stop' ERR
+  trap 'stop_processes; rm -rf "$STATE"' ERR
   (cd "$STATE" && exec setsid "$VENV/bin/uvicorn" aegra_api.main:app --host 127.0.0.1 \
-    --port "$port" --workers "$WORKERS" --timeout-graceful-shutdown 60 >"$STATE/log" 2>&1) &
+    --port "$port" --workers "$WORKERS" --timeout-graceful-shutdown 60 >"$STATE/log" 2>&1 9>&-) &
   echo $! > "$STATE/pid"
   local url="http://127.0.0.1:$port"
   local deadline=$((SECONDS + 180))
@@ -144,7 +185,7 @@ start() {
     if ! kill -0 "$(cat "$STATE/pid")" 2>/dev/null || [ $SECONDS -gt $deadline ]; then
       tail -n 20 "$STATE/log" >&2
       log "the server did not start (log: $STATE/log)"
-      stop; exit 1
+      stop_processes; exit 1
     fi
     sleep 0.5
   done
@@ -158,7 +199,7 @@ start() {
     fi
     if [ "$code" != 401 ]; then
       tail -n 20 "$STATE/log" >&2
-      stop
+      stop_processes
       die "the server answered $path without a key ($code, not 401): its authentication did not load (its log above)"
     fi
   done
@@ -168,6 +209,13 @@ start() {
 }
 
 stop() {
+  locked
+  stop_processes
+  rm -rf "$STATE"
+}
+
+# The server, its Redis and its own PostgreSQL, each stopped if it runs.
+stop_processes() {
   if [ -f "$STATE/pid" ]; then
     local pid; pid="$(cat "$STATE/pid")"
     # SIGTERM: each worker stops taking work and lets running questions finish (60 s at most).
@@ -183,13 +231,13 @@ stop() {
     kill "$redis_pid" 2>/dev/null || true
     for _ in $(seq 1 40); do kill -0 "$redis_pid" 2>/dev/null || break; sleep 0.25; done
   fi
-  rm -rf "$STATE"
+  "$ROOT/scripts/postgres.sh" stop
 }
 
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
   url) running && cat "$STATE/url" ;;
-  install) environment; [ -n "${REDIS_URL:-}" ] || redis_server ;;
+  install) environment; [ -n "${REDIS_URL:-}" ] || redis_server; echo "$VENV" ;;
   *) echo "usage: $0 start|stop|url|install" >&2; exit 2 ;;
 esac

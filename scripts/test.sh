@@ -12,9 +12,12 @@
 # Settings (environment):
 #   SEARCHAIN_TEST_SERVERS=none   run COMMAND alone: the tests that need a server skip (or, under
 #                                 CI=true, fail)
-#   ES_BASE, PG_BASE              where Elasticsearch is unpacked and PostgreSQL's clusters live
+#   ES_BASE                       where Elasticsearch is unpacked (shared by checkouts)
+#   PG_BASE, ES_STATE             the servers' state (default: this checkout's, scripts/state.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT="$PWD"
+. scripts/state.sh
 
 # Already inside a run of this script (.ci/run wraps `make test` and the floors check in one).
 if [ "${SEARCHAIN_TEST_SERVERS:-}" = none ] || [ -n "${SEARCHAIN_TEST_SERVERS_UP:-}" ]; then
@@ -22,9 +25,11 @@ if [ "${SEARCHAIN_TEST_SERVERS:-}" = none ] || [ -n "${SEARCHAIN_TEST_SERVERS_UP
 fi
 
 ES_BASE="${ES_BASE:-/tmp/searchain-ci-es}"  # the unpacked server is reused; state is removed on stop
-PG_BASE="${PG_BASE:-/tmp/searchain-ci-pg}"  # a new cluster every run, removed on stop
-export ES_BASE PG_BASE
-ES_CLUSTER_STATE="$ES_BASE/cluster"  # a 3-node cluster beside the single node, same server files
+# This checkout's own servers: another checkout's tests on the same machine never touch them.
+PG_BASE="${PG_BASE:-$(checkout_state)/test-pg}"  # a new cluster every run, removed on stop
+ES_STATE="${ES_STATE:-$(checkout_state)/test-es}"
+export ES_BASE PG_BASE ES_STATE
+ES_CLUSTER_STATE="$(checkout_state)/test-es-cluster"  # 3 nodes beside the single one, same files
 stop_all() {
   scripts/elasticsearch.sh stop || true
   ES_STATE="$ES_CLUSTER_STATE" scripts/elasticsearch.sh stop || true
@@ -53,7 +58,9 @@ export SEARCHAIN_TEST_AXE
 echo "Chromium and axe-core for the page tests: $SEARCHAIN_TEST_AXE ($((SECONDS - started)) s to install)"
 
 started=$SECONDS
-scripts/server.sh install  # the self-hosted server's own environment (Python >= 3.12) and Redis
+# The self-hosted server's own environment (Python >= 3.12) and Redis, with the extras of the
+# tests' deployments (tests/server.py: a scripted LLM, the llm reader).
+SEARCHAIN_LLM=scripted: SEARCHAIN_READER=llm SEARCHAIN_LLM_CHOICES= scripts/server.sh install >/dev/null
 echo "The self-hosted server's environment and Redis: $((SECONDS - started)) s to install"
 
 started=$SECONDS

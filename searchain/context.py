@@ -106,8 +106,9 @@ class Context:
     """Elasticsearch: the field holding a passage's text."""
     es_id_field: str = "_id"
     """Elasticsearch: where a passage's id comes from, the document ``_id`` or a field."""
-    reader: str | SkipJsonSchema[InstanceOf[Reader]] = "dpr"
-    """Reader: ``dpr`` (paper default), ``extractive``, ``llm``, a model path, or an object."""
+    reader: str | SkipJsonSchema[InstanceOf[Reader]] = "auto"
+    """Reader: ``auto`` (``dpr``, the paper's, where the ``models`` extra and its weights are
+    installed, else ``llm``), ``dpr``, ``extractive``, ``llm``, a model path, or an object."""
     verifier: str | SkipJsonSchema[InstanceOf[Verifier]] = "lexical"
     """Who judges whether a passage states a step (the verdict on its citations): ``lexical``
     (containment on word boundaries, offline; yes/no and numbers stay unverifiable) or

@@ -24,6 +24,9 @@ from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
 
 SERVER = str(ROOT / "scripts" / "server.sh")
+SERVER_VENV = ROOT / ".venv-server" / "documents-postgres-server"
+"""The environment scripts/server.sh builds for the tests' deployments (a scripted LLM, the llm
+reader: its base extras alone, searchain/server/extras.py)."""
 KEYS = {name: f"sk-test-{name}-{uuid.uuid4().hex}" for name in ("alice", "bob", "erin")}
 KEYS |= {f"user{i}": f"sk-test-user{i}-{uuid.uuid4().hex}" for i in range(8)}
 """Each test user's API key (a fresh set per test session)."""

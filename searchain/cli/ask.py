@@ -51,11 +51,12 @@ def ask(
         str,
         typer.Option(
             envvar="SEARCHAIN_READER",
-            help="dpr, extractive, llm (the --llm model reads), llm:SPEC (another model), "
+            help="auto (dpr where the models extra and its weights are installed, else llm), "
+            "dpr, extractive, llm (the --llm model reads), llm:SPEC (another model), "
             "dpr:DIR, extractive:DIR, a model DIR, dpr-int8[:DIR], extractive-int8[:DIR] (int8 "
             "on the CPU).",
         ),
-    ] = "dpr",
+    ] = "auto",
     verifier: Annotated[
         str,
         typer.Option(

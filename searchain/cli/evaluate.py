@@ -34,9 +34,10 @@ def evaluate(
         str,
         typer.Option(
             envvar="SEARCHAIN_READER",
-            help="SearChain methods: a reader spec (as for ask; llm:local), simulated.",
+            help="SearChain methods: a reader spec (as for ask; llm:local), simulated; auto is "
+            "recorded as the reader it chose.",
         ),
-    ] = "dpr",
+    ] = "auto",
     backend: BackendOption = "embedded",
     index: Annotated[
         Path,
@@ -91,8 +92,13 @@ def evaluate(
     from searchain.files import check_target
     from searchain.methods import get_method
     from searchain.tools.llms.resolve import model_identity
+    from searchain.tools.readers.auto import auto_reader
 
     simulated_llm = llm == SIMULATED
+    if reader == "auto":  # the results record the reader that read, never what auto meant then
+        chosen = auto_reader()
+        reader = chosen.spec
+        err.print(escape(chosen.line()))
     # IRCoT's family answers with the LLM, and SearChain without IR reads no passage.
     reads = get_method(method).reads
     spec = EvalSpec(

@@ -80,31 +80,13 @@ def documents_of(context: Any) -> Path | None:
 
 
 def preload(context: Any) -> None:
-    """Build every component now, so a missing one fails before the first LLM call."""
-    from searchain.context import context_verifier
-    from searchain.searched import context_retriever
-    from searchain.tools.embeddings import embedder
-    from searchain.tools.llms.resolve import resolve_llm
-    from searchain.tools.readers.resolve import resolve_reader
+    """Say what ``--reader auto`` stands for here, then build every component now."""
+    from searchain.preload import preload as load_all
+    from searchain.tools.readers.auto import auto_reader
 
-    context.task_prompt()  # the task exists (a prompt file of the user's is read here)
-    llm = resolve_llm(context.llm)
-    context.guided_prompt(None, llm)  # chain_prompt guided: a model and task that can have it
-    if hasattr(llm, "load"):
-        llm.load()  # an OpenAI-compatible server: it answers and serves the model
-    if context.semantic_dedup:
-        embedder()
-    retriever = context_retriever(context)
-    if hasattr(retriever, "search_fields"):
-        retriever.search_fields()  # Elasticsearch: reachable, the index and its fields exist
-    if hasattr(retriever, "warm"):
-        retriever.warm()  # the embedded index: its kernel loads while the LLM plans
-    loaded = resolve_reader(context.reader, context.llm)
-    if hasattr(loaded, "load"):
-        loaded.load()
-    verifier = context_verifier(context)
-    if hasattr(verifier, "load"):
-        verifier.load()
+    if context.reader == "auto":
+        err.print(escape(auto_reader().line()))
+    load_all(context)
 
 
 def interrupt_handler(thread: str) -> Callable[[int, Any], None]:

@@ -6,16 +6,18 @@ Driven by the real langgraph-sdk client, raw HTTP, RemoteGraph and the official 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from searchain.server.keys import digest
-from tests.conftest import require_module
+from tests.conftest import ROOT, require_module
 from tests.server import KEYS, QUESTION, SERVER
 
 pytestmark = pytest.mark.integration
@@ -296,10 +298,23 @@ def test_keys_are_added_and_revoked_by_editing_the_file_without_a_restart(deploy
     assert KEYS["alice"] not in log and carol not in log  # keys are never logged
 
 
-@pytest.mark.parametrize("fault", ["key file", "database", "prompts", "setting"])
+@pytest.mark.parametrize(
+    "fault", ["key file", "database", "prompts", "setting", "index", "llm package", "reader"]
+)
 def test_a_server_that_cannot_start_says_why_in_one_line(deployment, tmp_path, fault):
+    """Ready means it can answer: a deployment whose index, LLM or reader cannot load is refused
+    before anything starts (every run of such a server failed, after it had said `ready`)."""
     env = {**deployment.env, "SERVER_BASE": str(tmp_path / "base")}
-    if fault == "prompts":  # the deployment's settings are read once, at start
+    if fault == "index":
+        env["SEARCHAIN_INDEX"] = str(tmp_path / "no-index")
+        expected = f"cannot serve this deployment: {tmp_path / 'no-index'} is not a searchain index"
+    elif fault == "llm package":  # a provider whose LangChain package the environment lacks
+        env["SEARCHAIN_LLM"] = "anthropic:claude-3-5-haiku-latest"
+        expected = "needs its LangChain integration: pip install langchain-anthropic"
+    elif fault == "reader":
+        env["SEARCHAIN_READER"] = str(tmp_path / "no-reader")
+        expected = "no such model directory"
+    elif fault == "prompts":  # the deployment's settings are read once, at start
         env["SEARCHAIN_PROMPTS"] = str(tmp_path / "missing.toml")
         expected = f"prompt file {tmp_path / 'missing.toml'} does not exist"
     elif fault == "setting":
@@ -316,6 +331,69 @@ def test_a_server_that_cannot_start_says_why_in_one_line(deployment, tmp_path, f
     assert done.returncode == 1 and done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert expected in line, done.stderr
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (an exited one its parent has not reaped yet does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
+
+def test_a_start_never_empties_the_state_of_a_server_still_starting(deployment, tmp_path):
+    """A second start under a live process that never said ready (a start under way, or one
+    killed midway) refused in one line: it began with `rm -rf` of that server's state."""
+    base = tmp_path / "base"
+    (base / "current").mkdir(parents=True)
+    starting = subprocess.Popen(["sleep", "300"])
+    try:
+        (base / "current" / "pid").write_text(str(starting.pid))
+        env = {**deployment.env, "SERVER_BASE": str(base)}
+        done = subprocess.run(
+            [SERVER, "start"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 1 and done.stdout == ""
+        [line] = done.stderr.strip().splitlines()
+        assert f"pid {starting.pid}) runs but never said it was ready" in line
+        assert (base / "current" / "pid").read_text() == str(starting.pid)  # nothing removed
+        assert starting.poll() is None
+    finally:
+        starting.kill()
+
+
+def test_each_checkout_keeps_its_own_state_and_stop_stops_its_postgres(deployment):
+    """Two checkouts on one machine shared /tmp/searchain-server and /tmp/searchain-pg; stop
+    left the server's PostgreSQL running."""
+    key = {}
+    for root in ("/a/checkout", "/b/checkout"):
+        done = subprocess.run(
+            ["bash", "-c", f'. "{ROOT}/scripts/state.sh"; ROOT={root} checkout_state'],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        key[root] = done.stdout.strip()
+    assert key["/a/checkout"] != key["/b/checkout"]
+    base = Path(f"/tmp/searchain-test-{uuid.uuid4().hex[:8]}")  # the postgres user reaches it
+    env = {k: v for k, v in deployment.env.items() if k != "DATABASE_URL"}
+    env["SERVER_BASE"] = str(base)
+    try:
+        done = subprocess.run(
+            [SERVER, "start"], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr[-1500:]
+        postmaster = base / "pg" / "current" / "data" / "postmaster.pid"
+        pg_pid = int(postmaster.read_text().split()[0])
+        assert running(pg_pid)  # its own PostgreSQL
+        stopped = subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=300)
+        assert stopped.returncode == 0
+        assert not running(pg_pid)  # pg_ctl -w returned once it had exited
+        assert not (base / "current").exists() and not postmaster.exists()
+    finally:
+        subprocess.run([SERVER, "stop"], env=env, capture_output=True, timeout=300)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_a_key_file_named_relative_to_where_the_server_starts(deployment, tmp_path):

@@ -28,7 +28,7 @@ from searchain.server.routes import ALLOWED, unlisted
 from tests.conftest import ROOT
 from tests.integration.test_server import mcp_session, wait_for
 from tests.integration.test_server_hostile import Listener, refused, worker_memory
-from tests.server import KEYS, QUESTION
+from tests.server import KEYS, QUESTION, SERVER_VENV
 
 pytestmark = pytest.mark.integration
 
@@ -48,7 +48,7 @@ def route_table(deployment) -> dict[str, list[tuple[str, str]]]:
     """The running server's route table: the routes of its app and of its OpenAPI document,
     built by the server's own code and configuration (aegra.json) in its own environment."""
     env = {**deployment.env, "AEGRA_CONFIG": str(ROOT / "aegra.json")}
-    python = Path(env.get("SERVER_VENV", ROOT / ".venv-server")) / "bin" / "python"
+    python = SERVER_VENV / "bin" / "python"
     done = subprocess.run(
         [str(python), "-c", DUMP_ROUTES],
         env=env,

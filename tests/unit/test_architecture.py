@@ -40,6 +40,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "searchain.context",
             "searchain.searched",
+            "searchain.preload",
             "searchain.channels",
             "searchain.state",
             "searchain.conversation",

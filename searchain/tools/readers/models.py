@@ -28,7 +28,10 @@ from searchain.types import Passage, ReaderAnswer
 DEFAULT_DPR = "facebook/dpr-reader-multiset-base"
 DEFAULT_EXTRACTIVE = "deepset/roberta-base-squad2"
 MAX_ANSWER_TOKENS = 16
-MODELS_HINT = "the {kind} reader runs on PyTorch and transformers: pip install 'searchain[models]'"
+MODELS_HINT = (
+    "the {kind} reader runs on PyTorch and transformers: pip install 'searchain[models]', or "
+    "read with the chat model instead (--reader llm, or auto)"
+)
 
 
 def best_span(start: Any, end: Any, allowed: Sequence[int]) -> tuple[int, int, float]:

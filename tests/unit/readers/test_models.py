@@ -126,7 +126,7 @@ def test_not_a_model_directory(tmp_path):
 
 
 def test_unknown_reader_spec():
-    with pytest.raises(ValueError, match="unknown reader 'bert': use dpr, extractive, llm"):
+    with pytest.raises(ValueError, match="unknown reader 'bert': use auto, dpr, extractive, llm"):
         resolve_reader("bert")
 
 

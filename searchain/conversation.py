@@ -14,6 +14,8 @@ migrated on read (:func:`is_legacy`, :func:`migration`).
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID, uuid4
@@ -25,7 +27,8 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from searchain.channels import RESTART
 from searchain.provenance import cited_at, provenance_notes, unstated_notes
 from searchain.state import Turn
-from searchain.text import clean_text, split_sentences
+from searchain.text import clean_text, normalize_answer, split_sentences
+from searchain.tools.retrieval.tokenizer import english_stopwords
 
 EXCERPT = 240
 """Characters of a passage a reference shows (the rest is in ``searchain show`` and the page)."""
@@ -164,7 +167,7 @@ VERDICTS = {
     "unverifiable": "cannot be checked against the step's answer",
 }
 SOURCES = {
-    "llm": "the model's answer, no passage said otherwise",
+    "llm": "the model's answer",
     "corrected": "corrected from the passage",
     "completed": "completed from the passage",
     "edited": "edited by a person",
@@ -176,21 +179,21 @@ def answer_markdown(result: dict[str, Any]) -> str:
     content, unstated = unstated_notes(result)
     parts = []
     if result.get("answer"):
-        parts.append(f"**Answer:** {result['answer']}")
+        parts.append(f"**Answer:** {md(result['answer'])}")
     if content:
-        parts.append(content)
+        parts.append(md(content))
     path = sorted(
         (n for n in result.get("nodes", []) if n.step is not None), key=lambda n: n.step or 0
     )
     if path:
-        steps = [f"{n.step}. {n.query} → **{n.answer}** ({step_source(n)})" for n in path]
+        steps = [f"{n.step}. {md(n.query)} → **{md(n.answer)}** ({step_source(n)})" for n in path]
         parts.append("**Steps**\n\n" + "\n".join(steps))
     references = result.get("references", [])
-    answers = {n.id: n.answer for n in result.get("nodes", [])}
+    nodes = {n.id: n for n in result.get("nodes", [])}
     if references:
         lines = [
-            f"[{ref.n}] *{ref.title}*{cited_at(ref.source)}: "
-            f"“{excerpt(ref.text, answers.get(ref.node, ''))}” — "
+            f"[{ref.n}] *{md(ref.title)}*{cited_at(ref.source)}: "
+            f"“{md(excerpt(ref.text, *step_of(nodes.get(ref.node))))}” — "
             f"{VERDICTS.get(ref.support or '', 'not checked')}"
             + (" (cited by searchain)" if ref.inserted else "")
             for ref in references
@@ -204,21 +207,80 @@ def answer_markdown(result: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+KEPT = {
+    "stated": "its passage states it",
+    "unstated": "its passage does not state it, and the reader was not confident enough to "
+    "correct it",
+    "unverifiable": "its passage cannot confirm or refute it",
+}
+"""Why the model's own answer stands, by the verdict on the step's passage (never a claim the
+verdict below the step contradicts)."""
+
+
 def step_source(node: Any) -> str:
-    """Where a step's answer came from, in words (a rejected correction named, reuse said)."""
+    """Where a step's answer came from, in words (a rejected correction named, reuse said).
+
+    A step the model answered says what its passage's verdict is: "no passage said otherwise"
+    above "[1] … does not state the step's answer" read as support the passage never gave.
+    """
     if node.rejected:
-        said = f"the model's answer, kept by a person over the passage's **{node.rejected}**"
+        said = f"the model's answer, kept by a person over the passage's **{md(node.rejected)}**"
     else:
         said = SOURCES.get(node.source or "", str(node.source))
+        if node.source == "llm":
+            said += ": " + KEPT.get(node.support or "", "not checked against a passage")
     return f"reused from an earlier question, not searched again: {said}" if node.reused else said
 
 
-def excerpt(text: str, answer: str, limit: int = EXCERPT) -> str:
-    """The passage from the sentence holding ``answer`` (else its start), cut at ``limit``."""
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+
+CITATION = re.compile(r"\\\[(\d+)\\\](?!:)")
+"""An escaped ``[n]``, which stays a plain citation (one before a colon stays escaped: it would
+be a link definition)."""
+
+
+def md(text: str) -> str:
+    """The model's (or a passage's) text as literal Markdown: every markup character escaped.
+
+    A model's ``[Final Content]: ...`` is otherwise a link reference definition that the chat
+    hides, and its ``*`` or ``<b>`` would format the reply. Citations ``[n]`` are kept as typed.
+    """
+    return CITATION.sub(r"[\1]", MARKDOWN_SPECIAL.sub(r"\\\1", text))
+
+
+def excerpt(text: str, answer: str, query: str = "", limit: int = EXCERPT) -> str:
+    """The passage from the sentence holding ``answer``, cut at ``limit``.
+
+    Where no sentence holds it (a passage that does not state the step), the sentence that best
+    matches the step's ``query`` (:func:`closest_sentence`): the passage's opening 250
+    characters were often cut before the sentence a reader needs to judge the verdict.
+    """
     sentences = split_sentences(" ".join(text.split()))
     needle = answer.strip(" .").lower()
-    start = next((i for i, s in enumerate(sentences) if needle and needle in s.lower()), 0)
+    start = next((i for i, s in enumerate(sentences) if needle and needle in s.lower()), None)
+    if start is None:
+        start = closest_sentence(sentences, query)
     return ("…" if start else "") + quoted(" ".join(sentences[start:]) or text, limit)
+
+
+def closest_sentence(sentences: Sequence[str], query: str) -> int:
+    """The sentence sharing the query's rarest content words (rare within the passage), first.
+
+    A word of every sentence (the passage's subject) tells them apart no more than a stop word.
+    """
+    stop = english_stopwords()
+    words = [set(normalize_answer(s).split()) - stop for s in sentences]
+    asked = set(normalize_answer(query).split()) - stop
+    weight = {
+        w: math.log(1 + len(words) / sum(w in ws for ws in words)) for w in set().union(*words)
+    }
+    scores = [sum(weight[w] for w in asked & ws) for ws in words]
+    return max(range(len(sentences)), key=lambda i: (scores[i], -i)) if sentences else 0
+
+
+def step_of(node: Any) -> tuple[str, str]:
+    """A cited step's ``(answer, query)``, what :func:`excerpt` looks for in its passage."""
+    return (node.answer, node.query) if node is not None else ("", "")
 
 
 def turn_markdown(turn: Turn) -> str:

@@ -95,7 +95,8 @@ class TreeNode:
     """Retrieved and read (``passage`` stays ``None`` when IR found nothing). A whole chain is
     read at once, so nodes past a correction keep readings the walk never used."""
     theta: float | None = None
-    """The confidence threshold Verify weighed ``confidence`` against (set when it did)."""
+    """The confidence threshold Verify weighed ``confidence`` against (set when it did); ``None``
+    also where the reader's calibration found no usable θ, so Verify corrected nothing."""
     support: Support | None = None
     """Set when accepted, by the run's verifier (:mod:`searchain.support`): ``stated`` when
     ``passage`` states ``answer``, ``unstated`` when it does not (a citation of this step would

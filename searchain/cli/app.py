@@ -10,6 +10,7 @@ import typer
 import typer.core
 
 from searchain.cli.ask import ask
+from searchain.cli.calibrate import calibrate
 from searchain.cli.common import friendly_errors
 from searchain.cli.edit import edit
 from searchain.cli.evaluate import evaluate
@@ -73,6 +74,7 @@ for name, command in (
     ("eval", evaluate),
     ("methods", methods),
     ("report", report),
+    ("calibrate", calibrate),
 ):
     app.command(name, cls=_Command)(friendly_errors(command))
 

@@ -80,13 +80,16 @@ def documents_of(context: Any) -> Path | None:
 
 
 def preload(context: Any) -> None:
-    """Say what ``--reader auto`` stands for here, then build every component now."""
+    """Build every component now; say what ``--reader auto`` and θ stand for here."""
     from searchain.preload import preload as load_all
     from searchain.tools.readers.auto import auto_reader
+    from searchain.tools.readers.calibration import theta_line
 
     if context.reader == "auto":
         err.print(escape(auto_reader().line()))
     load_all(context)
+    if context.verify and context.task_prompt().interactive:
+        err.print(escape(theta_line(context.reader, context.llm, context.theta)))
 
 
 def interrupt_handler(thread: str) -> Callable[[int, Any], None]:

@@ -17,6 +17,7 @@ from searchain.preload import preload
 from searchain.server.settings import deployment
 from searchain.tools.llms.resolve import llm_choices
 from searchain.tools.readers.auto import auto_reader
+from searchain.tools.readers.calibration import theta_line
 
 
 def check() -> list[str]:
@@ -24,6 +25,7 @@ def check() -> list[str]:
     context = deployment().context
     notes = [auto_reader().line()] if context.reader == "auto" else []
     preload(context)
+    notes.append(theta_line(context.reader, context.llm, context.theta))
     for name, spec in sorted(llm_choices().items()):  # each model a caller may choose answers
         try:
             preload(replace(context, llm=spec))

@@ -15,7 +15,7 @@ from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import State, accept, verdict
 from searchain.support import is_consistent, taken_from
-from searchain.tools.readers.resolve import resolve_reader
+from searchain.tools.readers.calibration import run_theta
 
 
 def await_decision(request: dict[str, Any]) -> Decision:
@@ -48,10 +48,10 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     ctx = context_of(runtime, state.settings)
     node = state.current
     assert node is not None  # route_traverse only sends a node here
-    theta = ctx.theta if ctx.theta is not None else resolve_reader(ctx.reader, ctx.llm).threshold
+    theta = run_theta(ctx.reader, ctx.llm, ctx.theta)  # None: calibrated to correct nothing
     node = replace(node, theta=theta)  # kept on the node: why it was accepted, later
     passage = node.passage
-    confident = node.confidence is not None and node.confidence > theta
+    confident = theta is not None and node.confidence is not None and node.confidence > theta
     long_form = ctx.task_prompt(state.task).long_form
     # No passage, or (short answers) no span or one the passage does not contain (a reader that
     # made it up): the reader has no evidence against the LLM, whatever its confidence.

@@ -22,6 +22,7 @@ from searchain.prompts import feedback_template, render
 from searchain.text import normalize_answer
 from searchain.tools.llms.generate import reply_text
 from searchain.tools.readers.batch import PairReader
+from searchain.tools.readers.span import passage_span
 from searchain.types import Passage, ReaderAnswer
 
 _LLM_ANSWER = re.compile(r"answer\s*[:：]\s*(?P<answer>[^\n]*)", re.I)
@@ -69,9 +70,13 @@ class LLMReader(PairReader):
         )
         return [
             self.parse(
-                reply_text(r), p.as_reference(), token_logprobs(r), calibrated=self.calibrated
+                reply_text(r),
+                p.as_reference(),
+                token_logprobs(r),
+                calibrated=self.calibrated,
+                query=q,
             )
-            for r, p in zip(replies, passages, strict=True)
+            for r, p, q in zip(replies, passages, queries, strict=True)
         ]
 
     @staticmethod
@@ -81,8 +86,12 @@ class LLMReader(PairReader):
         logprobs: list[tuple[str, float]] | None = None,
         *,
         calibrated: bool = False,
+        query: str = "",
     ) -> ReaderAnswer:
         """Read ``Answer:``/``Confidence:`` lines; a span absent from the passage scores 0.
+
+        A line that is not itself a span of the passage (a sentence restating the ``query``
+        around one) is cut to the span it holds (:mod:`searchain.tools.readers.span`).
 
         A ``calibrated`` reader's confidence is the span's probability from the reply's token
         ``logprobs``; when that cannot be measured (no log-probabilities came back, or their
@@ -94,6 +103,8 @@ class LLMReader(PairReader):
         answer = (found.group("answer") if found else reply.strip().split("\n")[0]).strip(" .\"'")
         if normalize_answer(answer) in ("", "none"):
             return ReaderAnswer("", 0.0, calibrated)
+        if normalize_answer(answer) not in normalize_answer(passage_text):
+            answer = passage_span(answer, query, passage_text)
         if normalize_answer(answer) not in normalize_answer(passage_text):
             return ReaderAnswer(answer, 0.0, calibrated)
         if calibrated:

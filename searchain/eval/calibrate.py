@@ -9,8 +9,9 @@ yes/no and comparisons are left out). A reading is right when its token F1 with 
 is at least 0.5: its span becomes the step's answer when it corrects one.
 
 The paper chose θ = 1.5 by sweeping θ for the best end-to-end F1 on held-out QA. Here θ is the
-smallest confidence above which corrections reach a chosen precision: a reader confident above
-θ is right that often, which is what a correction of the LLM needs. Whether the confidence
+smallest confidence above which corrections reach a chosen precision (the lower end of its 95%
+interval, by default 0.5: more often right than wrong): a reader confident above θ is right that
+often, which is what a correction of the LLM needs. Whether the confidence
 separates right from wrong at all is its AUC; within twice its standard error of 0.5, the
 confidence carries no signal and no θ is written.
 """
@@ -33,9 +34,9 @@ from searchain.types import Passage, Reader
 RIGHT_F1 = 0.5
 """A reading is right when its token F1 with the gold answer is at least this."""
 
-MIN_ABOVE = 5
-"""θ is never chosen where fewer readings than this lie above it: a precision of 1 out of 1
-measures nothing."""
+Z = 1.96
+"""θ's precision is the lower end of its 95% Wilson interval: 3 right of the 3 readings above a
+θ measures little, and is not taken for a precision of 1."""
 
 DATASETS = ("musique", "2wikimultihopqa", "hotpotqa")
 
@@ -229,13 +230,22 @@ def above(readings: Sequence[Reading], theta: float) -> tuple[float, float, int]
     return (hits / len(chosen) if chosen else 0.0), (hits / right if right else 0.0), len(chosen)
 
 
+def lower_bound(precision: float, count: int) -> float:
+    """The lower end of the 95% Wilson interval of a share ``precision`` of ``count``."""
+    if count == 0:
+        return 0.0
+    centre = precision + Z * Z / (2 * count)
+    spread = Z * math.sqrt(precision * (1 - precision) / count + Z * Z / (4 * count * count))
+    return (centre - spread) / (1 + Z * Z / count)
+
+
 def choose_theta(readings: Sequence[Reading], target: float) -> float | None:
-    """The smallest θ whose corrections reach ``target`` precision, with enough above it."""
+    """The smallest θ whose corrections reach ``target`` precision (its interval's lower end)."""
     candidates = sorted({r.confidence for r in readings})
     below_first = [candidates[0] - 1.0] if candidates else []  # every reading above it
     for theta in below_first + candidates:
         precision, _, count = above(readings, theta)
-        if count >= MIN_ABOVE and precision >= target:
+        if lower_bound(precision, count) >= target:
             return theta
     return None
 

@@ -37,7 +37,7 @@ def test_a_tiny_dpr_reader_gets_its_table_and_the_next_ask_says_which_theta(
     )
     assert "AUC " in done.stderr and f"written to {calibration}" in done.stderr
     written = json.loads(calibration.read_text())["readers"][reader]
-    assert written["total"] == 12 and written["target"] == 0.8
+    assert written["total"] == 12 and written["target"] == 0.5
     # The reporting split checks the θ written, and writes nothing.
     before = calibration.read_text()
     checked = searchain(

@@ -43,7 +43,8 @@ class Calibration:
     """The smallest θ whose corrections reached ``target`` precision; ``None`` when none did
     (or the confidence carries no signal): then no reading is confident enough to correct."""
     target: float
-    """The precision of corrections asked for (the share of readings above θ that are right)."""
+    """The precision of corrections asked for (the share of readings above θ that are right, at
+    the lower end of its 95% interval)."""
     precision: float
     """The precision reached at ``theta`` on the readings measured (0 when ``theta`` is None)."""
     recall: float

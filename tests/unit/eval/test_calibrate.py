@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from searchain.eval.calibrate import (
-    MIN_ABOVE,
     Item,
     Reading,
     above,
@@ -18,6 +17,7 @@ from searchain.eval.calibrate import (
     calibrate,
     choose_theta,
     items,
+    lower_bound,
     reliability,
 )
 from searchain.tools.readers import calibration
@@ -76,10 +76,14 @@ def test_theta_reaches_the_precision_with_enough_above_and_is_the_smallest(pairs
     if theta is None:
         return
     precision, _, count = above(readings(pairs), theta)
-    assert precision >= target and count >= MIN_ABOVE
+    assert lower_bound(precision, count) >= target and precision >= target
     for lower in {c for c, _ in pairs if c < theta}:
-        precision, _, count = above(readings(pairs), lower)
-        assert precision < target or count < MIN_ABOVE
+        assert lower_bound(*above(readings(pairs), lower)[::2]) < target
+
+
+def test_a_few_right_readings_are_not_taken_for_a_high_precision():
+    assert lower_bound(1.0, 3) < 0.5 < lower_bound(1.0, 10)
+    assert choose_theta(readings([(0.9, True)] * 3 + [(0.1, False)] * 10), 0.5) is None
 
 
 def test_no_signal_writes_no_theta_and_a_run_then_corrects_nothing(tmp_path, monkeypatch):

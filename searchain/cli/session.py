@@ -155,7 +155,7 @@ def run(
     if html is not None:
         from searchain.page import write_page
 
-        write_page(html, [result_to_json(result)], documents=documents_of(context))
+        write_page(html, [result_to_json(result)], documents=documents_of(context), thread=thread)
         err.print(f"wrote {escape(str(html))}")
     if as_json:
         sys.stdout.write(

@@ -59,7 +59,9 @@ def show(
         from searchain.page import write_page
 
         documents = documents_of(context_from(store.options(thread)))
-        write_page(html, results, title=f"searchain thread {thread}", documents=documents)
+        write_page(
+            html, results, title=f"searchain thread {thread}", documents=documents, thread=thread
+        )
         count = counted(len(results), "question")
         err.print(f"wrote {escape(str(html))} ({count})")
     elif html is not None:

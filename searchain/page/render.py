@@ -45,8 +45,12 @@ def render_page(
     title: str = "",
     banner: Sequence[str] = (),
     documents: Path | None = None,
+    thread: str = "",
 ) -> str:
     """The HTML page of ``results`` (JSON-form results, one per question, in order).
+
+    ``thread`` is the thread the results belong to: the page names it, and each step's
+    ``searchain edit THREAD NODE`` line carries it (an evaluation's page has none).
 
     ``banner`` lines head the page (an evaluation's run, gold answer and scores, and whether a
     simulated model took part), so a page read on its own still says what it is. ``documents``
@@ -59,9 +63,10 @@ def render_page(
     several = len(results) > 1
     if documents is not None:
         results = [_linked(result, documents) for result in results]
-    body = "\n".join(_question(i, r, several) for i, r in enumerate(results, 1))
-    lines = "".join(f"<p>{_e(line)}</p>\n" for line in banner)
-    top = f'<section class="banner" aria-label="evaluation">\n{lines}</section>\n' if lines else ""
+    body = "\n".join(_question(i, r, several, thread) for i, r in enumerate(results, 1))
+    named = [f"Thread {thread}: searchain show {thread} prints it again"] if thread else []
+    lines = "".join(f"<p>{_e(line)}</p>\n" for line in [*banner, *named])
+    top = f'<section class="banner" aria-label="about this page">\n{lines}</section>\n' if lines else ""
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"{GENERATOR}\n"
@@ -92,9 +97,11 @@ def write_page(
     title: str = "",
     banner: Sequence[str] = (),
     documents: Path | None = None,
+    thread: str = "",
 ) -> Path:
     """Write the page to ``path`` whole or not at all (a temporary file renamed into place)."""
-    return write_atomic(path, render_page(results, title=title, banner=banner, documents=documents))
+    page = render_page(results, title=title, banner=banner, documents=documents, thread=thread)
+    return write_atomic(path, page)
 
 
 def _e(text: Any) -> str:
@@ -108,7 +115,7 @@ def _heading(level: int, text: str, results: Sequence[dict[str, Any]], several: 
     return f"<h{level}>{_e(text)}</h{level}>\n<p>{shown} in this thread.</p>\n"
 
 
-def _question(i: int, result: dict[str, Any], several: bool) -> str:
+def _question(i: int, result: dict[str, Any], several: bool, thread: str) -> str:
     q = f"q{i}"
     top = 2 if several else 1
     sub = top + 1
@@ -136,7 +143,7 @@ def _question(i: int, result: dict[str, Any], several: bool) -> str:
         f"<h{sub}>Tree-of-Reasoning</h{sub}>",
         _summary(result),
         _legend(),
-        _tree(q, result, references),
+        _tree(q, result, references, thread),
         "</article>",
     ]
     return "\n".join(parts)
@@ -224,7 +231,7 @@ def _legend() -> str:
     return f'<ul class="legend" aria-label="Where knowledge came from">{items}</ul>'
 
 
-def _tree(q: str, result: dict[str, Any], references: list[dict[str, Any]]) -> str:
+def _tree(q: str, result: dict[str, Any], references: list[dict[str, Any]], thread: str) -> str:
     nodes = result.get("nodes", [])
     if not nodes:
         return "<p>No chain of queries was read from the LLM's reply.</p>"
@@ -237,14 +244,20 @@ def _tree(q: str, result: dict[str, Any], references: list[dict[str, Any]]) -> s
         items = []
         for node in children.get(parent, []):
             inner = branch(node["id"], depth + 1) if depth < len(nodes) else ""
-            items.append(_node(q, node, cited.get(node["id"]), parent, nodes) + inner + "</li>")
+            shown = _node(q, node, cited.get(node["id"]), parent, nodes, thread)
+            items.append(shown + inner + "</li>")
         return f"<ul>{''.join(items)}</ul>" if items else ""
 
     return '<div class="tree">' + branch(None, 0) + "</div>"
 
 
 def _node(
-    q: str, node: dict[str, Any], n: int | None, parent: int | None, nodes: list[dict[str, Any]]
+    q: str,
+    node: dict[str, Any],
+    n: int | None,
+    parent: int | None,
+    nodes: list[dict[str, Any]],
+    thread: str,
 ) -> str:
     source = node.get("source")
     starts = parent is None or nodes[parent]["branch"] != node["branch"]
@@ -266,7 +279,7 @@ def _node(
         ("LLM's answer", _e(node.get("llm_answer") or "(marked unsolved)")),
         ("Reader's answer", _reading(node)),
         ("Knowledge", _e(SOURCE_LABELS.get(source, source))),
-        ("Node", f"{node['id']} (<code>searchain edit THREAD {node['id']}</code> corrects it)"),
+        ("Node", _node_id(node["id"], thread)),
         ("Why", _e(why(node))),
     ]
     if n is not None:
@@ -284,6 +297,13 @@ def _node(
         f'<span class="query">{_e(node["query"])}</span> → {_e(answer)} {badges}</summary>'
         f"<dl>{body}</dl></details>"
     )
+
+
+def _node_id(node: int, thread: str) -> str:
+    """The node's number, with the command that corrects it where the thread is known."""
+    if not thread:
+        return str(node)
+    return f"{node} (<code>searchain edit {_e(thread)} {node} --answer TEXT</code> corrects it)"
 
 
 def _reading(node: dict[str, Any]) -> str:

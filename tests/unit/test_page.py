@@ -94,3 +94,11 @@ def test_what_searchain_wrote_says_so_and_an_unverifiable_citation_is_named():
     assert "The model stated no final answer: the answer shown is the last step&#x27;s." in page
     assert '<span class="badge unverifiable">the lexical rule cannot check it</span>' in page
     assert "Composed by searchain" not in render_page([result()])
+
+
+def test_the_page_names_its_thread_in_every_edit_line_and_none_without_one():
+    """It printed a literal `searchain edit THREAD 0`."""
+    page = render_page([result()], thread="t42")
+    assert "searchain edit t42 0 --answer TEXT" in page and "edit THREAD" not in page
+    assert "Thread t42: searchain show t42 prints it again" in page
+    assert "searchain edit" not in render_page([result()])  # an evaluation's page has no thread

@@ -13,7 +13,7 @@ DEMO_INDEX ?= .searchain/demo-index
 DB ?= .searchain/threads.sqlite
 QUESTION ?= Lorenzo Monaco was influenced by which Italian painter and architect?
 LLM ?= auto
-READER ?= llm
+READER ?= auto
 # The question reaches the shell through the environment, as typed: quotes, `$` and backticks
 # are neither make's nor the shell's to expand.
 export SEARCHAIN_DEMO_QUESTION = $(value QUESTION)

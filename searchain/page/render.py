@@ -66,7 +66,11 @@ def render_page(
     body = "\n".join(_question(i, r, several, thread) for i, r in enumerate(results, 1))
     named = [f"Thread {thread}: searchain show {thread} prints it again"] if thread else []
     lines = "".join(f"<p>{_e(line)}</p>\n" for line in [*banner, *named])
-    top = f'<section class="banner" aria-label="about this page">\n{lines}</section>\n' if lines else ""
+    top = (
+        f'<section class="banner" aria-label="about this page">\n{lines}</section>\n'
+        if lines
+        else ""
+    )
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"{GENERATOR}\n"

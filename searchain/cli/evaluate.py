@@ -93,6 +93,7 @@ def evaluate(
     from searchain.methods import get_method
     from searchain.tools.llms.resolve import model_identity
     from searchain.tools.readers.auto import auto_reader
+    from searchain.tools.readers.calibration import theta_line
 
     simulated_llm = llm == SIMULATED
     if reader == "auto":  # the results record the reader that read, never what auto meant then
@@ -131,6 +132,8 @@ def evaluate(
         f"{tag}{method} on {dataset} {split} ({counted(len(records), 'question')}{draws}) → "
         f"{out_file}",
     )
+    if reads and not spec.simulated:  # which θ Verify uses, and where it came from
+        err.print(escape(theta_line(reader, llm, None)))
     if simulated_llm and not spec.p and not spec.u:
         err.print(
             "[yellow]note:[/yellow] with --p 0 and --u 0 the simulated LLM answers every hop "

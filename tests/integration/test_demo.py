@@ -31,7 +31,7 @@ BIN = Path(sys.executable).parent
 def demo_run(tmp_path: Path, question: str | None = None) -> subprocess.CompletedProcess[str]:
     """``make demo-run``, the recipe ``make demo`` runs once installed, into ``tmp_path``."""
     settings = [f"BIN={BIN}", f"DEMO_INDEX={tmp_path / 'idx'}", f"DB={tmp_path / 't.sqlite'}"]
-    settings += ["LLM=local", "READER=llm"]
+    settings += ["LLM=local"]  # the reader is the Makefile's default, auto
     if question is not None:
         settings.append(f"QUESTION={question}")
     return subprocess.run(

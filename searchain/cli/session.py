@@ -85,9 +85,9 @@ def preload(context: Any) -> None:
     from searchain.tools.readers.auto import auto_reader
     from searchain.tools.readers.calibration import theta_line
 
+    load_all(context)  # first: a component that cannot load is the one line printed
     if context.reader == "auto":
         err.print(escape(auto_reader().line()))
-    load_all(context)
     if context.verify and context.task_prompt().interactive:
         err.print(escape(theta_line(context.reader, context.llm, context.theta)))
 

@@ -108,3 +108,12 @@ def test_semantic_dedup_names_its_extra(demo):
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "pip install 'searchain[semantic]'" in lines[0], done.stderr
+
+
+def test_without_the_models_extra_the_default_reader_is_the_llm_and_the_run_says_so(demo):
+    """The default reader was DPR, which `make demo`'s environment (no PyTorch) cannot run: every
+    documented `ask` without --reader failed there."""
+    root, _ = demo
+    done = without("torch,transformers", *ASK, "--llm", "scripted:script.json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "reader: llm (auto: torch and transformers not installed" in done.stderr

@@ -98,7 +98,7 @@ def calibrate(
         readings = read_items(chosen, batch, lambda n: bar.advance(task, n))
     result = measure(readings, name, precision, where)
     print_layout(table(readings))
-    err.print(escape(summary(result, readings, written, split)))
+    err.print(escape(summary(result, readings, written, split, str(path))))
     if png is not None:
         draw(readings, png, name)
         err.print(escape(f"reliability diagram: {png}"))
@@ -121,7 +121,11 @@ def table(readings: list[Reading]) -> Any:
 
 
 def summary(
-    result: Calibration, readings: list[Reading], written: Calibration | None, split: str
+    result: Calibration,
+    readings: list[Reading],
+    written: Calibration | None,
+    split: str,
+    path: str,
 ) -> str:
     """The AUC and θ chosen (tuning), or the written θ's precision and recall (reporting)."""
     from searchain.eval.calibrate import above
@@ -132,14 +136,18 @@ def summary(
     )
     if written is not None and split == "report":
         if written.theta is None or not written.signal:
-            return f"{line}; the written calibration corrects nothing ({written.line('file')})"
+            return f"{line}; the written calibration corrects nothing ({written.line(path)})"
         precision, recall, count = above(readings, written.theta)
         return (
             f"{line}; at the written θ = {written.theta:.4g}: {count} readings above it, "
             f"precision {precision:.3f}, recall {recall:.3f}"
         )
     if not result.signal:
-        return f"{line}: the confidence carries no signal (AUC within 2 standard errors of 0.5)"
+        return (
+            f"{line}: the confidence carries no signal that a higher one is right more often "
+            "(its AUC is not above 0.5 by 2 standard errors): no θ is written, so Verify "
+            "corrects nothing"
+        )
     if result.theta is None:
         return f"{line}; no θ reaches precision {result.target:.2f}"
     return (

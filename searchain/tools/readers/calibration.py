@@ -62,7 +62,11 @@ class Calibration:
 
     @property
     def signal(self) -> bool:
-        """Whether the AUC is above 0.5 by more than twice its standard error."""
+        """Whether the AUC is above 0.5 by more than twice its standard error.
+
+        A higher confidence is then right more often; one below 0.5 by as much is no use to
+        Verify either.
+        """
         return self.auc - 2 * self.auc_se > 0.5
 
     def line(self, path: str) -> str:

@@ -224,7 +224,8 @@ def index(
             )
             where = f"Elasticsearch index {es_index} at {retriever.url}"
     seconds = time.perf_counter() - started
-    rate = f"{count / max(seconds, 1e-9):,.0f} passages/s"
+    per_second = count / max(seconds, 1e-9)
+    rate = f"{per_second:,.0f} passages/s" if per_second >= 10 else f"{per_second:.2g} passages/s"
     if not isinstance(passages, Documents):
         err.print(
             f"indexed {counted(count, 'passage')} ({passages.format}) into {where} in "

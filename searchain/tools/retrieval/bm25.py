@@ -387,7 +387,7 @@ class BM25Index:
         # The search kernels compile on their first use (about 13 s on 2 cores) and are cached
         # on disk after that: pay it here, once per installation, not on the first question.
         if stage:
-            stage("loading the search kernels (the first build after an install compiles them)")
+            stage("loading the search kernels (compiled once after an install, then cached)")
         index.search_batch(["warm up", "the search kernels"])
         index.search("warm up")
         return index

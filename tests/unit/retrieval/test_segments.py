@@ -46,7 +46,7 @@ def test_worker_processes_and_a_tiny_budget_build_the_same_index_as_one_pass(
     # and the wait for the search kernels (a fresh install compiles them) is said, last
     assert stages[1:] == [
         "checksumming the index files",
-        "loading the search kernels (the first build after an install compiles them)",
+        "loading the search kernels (compiled once after an install, then cached)",
     ]
     for name in [*POSTINGS, *FILES]:
         assert (small.path / "bm25" / name).read_bytes() == (

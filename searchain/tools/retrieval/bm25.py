@@ -37,6 +37,7 @@ from searchain.tools.retrieval.index_files import (
     flushing,
     index_format,
     new_version,
+    of_documents,
     publish,
     recover,
     recover_held,
@@ -328,6 +329,7 @@ class BM25Index:
             if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
                 hint = (
                     "pass --overwrite to replace it"
+                    + (", or --update to bring it up to date" * of_documents(path / MANIFEST))
                     if (path / MANIFEST).is_file()
                     else ("choose another --index directory")
                 )

@@ -90,7 +90,7 @@ def _republish(
     fresh = [(record, passages) for record, passages in compared if passages is not None]
     if stage:
         passages = sum(n for path, (_, n) in held.items() if path in kept)
-        stage(f"copying {counted(passages, 'unchanged passage')} into a new index beside the new")
+        stage(f"copying {counted(passages, 'unchanged passage')} into the new index")
     physical = new_physical(retriever)
     create(retriever, physical, **built_with(retriever, previous[0]), documents=settings)
     actions = chain(

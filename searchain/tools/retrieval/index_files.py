@@ -357,3 +357,11 @@ def documents_folder(path: str | Path) -> Path | None:
     settings = manifest.get("documents") if isinstance(manifest, dict) else None
     root = settings.get("root") if isinstance(settings, dict) else None
     return Path(root) if isinstance(root, str) else None
+
+
+def of_documents(manifest: Path) -> bool:
+    """Whether the index of ``manifest`` was built from documents (``--update`` refreshes it)."""
+    try:
+        return "documents" in json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False

@@ -96,12 +96,11 @@ def evaluate(
     from searchain.tools.readers.calibration import theta_line
 
     simulated_llm = llm == SIMULATED
-    if reader == "auto":  # the results record the reader that read, never what auto meant then
-        chosen = auto_reader()
-        reader = chosen.spec
-        err.print(escape(chosen.line()))
     # IRCoT's family answers with the LLM, and SearChain without IR reads no passage.
     reads = get_method(method).reads
+    chosen = auto_reader() if reads and reader == "auto" else None
+    if chosen is not None:  # the results record the reader that read, not what auto meant
+        reader = chosen.spec
     spec = EvalSpec(
         dataset=dataset,
         split=split,
@@ -125,13 +124,17 @@ def evaluate(
     done_ids(out_file, spec)
     root = data_dir(data)
     records = eval_records(root, spec, limit)
-    context = eval_context(root, spec, index=index, es_url=es_url, es_index=es_index)
+    context = eval_context(
+        root, spec, index=index, es_url=es_url, es_index=es_index, stage=err.print
+    )
     tag = "[bold red]SIMULATED[/bold red] " if spec.simulated else ""
     draws = f", p={spec.p} u={spec.u} seed={spec.seed}" if simulated_llm else ""
     err.print(
         f"{tag}{method} on {dataset} {split} ({counted(len(records), 'question')}{draws}) → "
         f"{out_file}",
     )
+    if chosen is not None:
+        err.print(escape(chosen.line()))
     if reads and not spec.simulated:  # which θ Verify uses, and where it came from
         err.print(escape(theta_line(reader, llm, None)))
     if simulated_llm and not spec.p and not spec.u:

@@ -10,6 +10,7 @@ fails in one line, before any question is answered.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,9 @@ from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.methods import METHODS, Setup, get_method
 from searchain.prompts.ircot import SHIPPED
 from searchain.tools.verifiers.resolve import resolve_verifier
+
+Stage = Callable[[str], None]
+"""Where a long step says what it does (the CLI prints it)."""
 
 
 def check(spec: EvalSpec) -> None:
@@ -75,22 +79,28 @@ def eval_records(root: Path, spec: EvalSpec, limit: int | None = None) -> list[R
     return load_records(root, spec.dataset, spec.split)[:limit]  # type: ignore[arg-type]
 
 
-def pooled_index(root: Path, path: Path) -> Any:
+def pooled_index(root: Path, path: Path, stage: Stage | None = None) -> Any:
     """The embedded BM25 index of the pooled corpus at ``path``, built there on first use."""
     from searchain.tools.retrieval.bm25 import BM25Index
 
     if not path.exists():
-        BM25Index.build(pooled_corpus(root), path)
+        corpus = pooled_corpus(root)
+        if stage:
+            stage(f"building the pooled corpus's index at {path} ({len(corpus):,} passages; once)")
+        BM25Index.build(corpus, path, stage=stage)
     return BM25Index.load(path)
 
 
-def elastic_index(root: Path, url: str, index: str) -> Any:
+def elastic_index(root: Path, url: str, index: str, stage: Stage | None = None) -> Any:
     """The Elasticsearch index of the pooled corpus, built on first use."""
     from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
 
     retriever = ElasticRetriever(ElasticSettings(url=url, index=index))
     if not retriever.exists():
-        retriever.build(pooled_corpus(root))
+        corpus = pooled_corpus(root)
+        if stage:
+            stage(f"building the pooled corpus's index {index} ({len(corpus):,} passages; once)")
+        retriever.build(corpus)
     return retriever
 
 
@@ -129,6 +139,7 @@ def eval_context(
     index: Path,
     es_url: str = "",
     es_index: str = "searchain-eval",
+    stage: Stage | None = None,
 ) -> Context:
     """The run's context with every component built and loaded (the simulated ones included).
 
@@ -138,9 +149,9 @@ def eval_context(
     check(spec)
     llm, reader = models(root, spec)
     if spec.backend == "embedded":
-        retriever = pooled_index(root, index)
+        retriever = pooled_index(root, index, stage)
     else:
-        retriever = elastic_index(root, es_url, es_index)
+        retriever = elastic_index(root, es_url, es_index, stage)
     method = get_method(spec.method)
     setup = Setup(
         llm=llm,

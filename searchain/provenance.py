@@ -74,3 +74,21 @@ def provenance_notes(result: dict[str, Any]) -> list[str]:
     if result.get("answer_source") == "path":
         notes.append(PATH_ANSWER_NOTE)
     return notes
+
+
+def rounds_without_new_queries(
+    chains: list[tuple[int, list[int]]], node_rounds: dict[int, int]
+) -> list[str]:
+    """One line per round whose chain asked no new sub-question, so it shows in no branch.
+
+    ``chains`` are each round's ``(branch id, node ids in its chain)``, ``node_rounds`` each
+    node's branch id. Such a round re-planned all the same: "2 rounds" over a tree of one read
+    as a round that never happened.
+    """
+    lines = []
+    for branch, chain in chains:
+        if branch == 0 or any(node_rounds.get(node) == branch for node in chain):
+            continue
+        asked = " → ".join(f"node {node}" for node in chain) or "no sub-question"
+        lines.append(f"Round {branch + 1} re-planned with no new sub-question (its chain: {asked})")
+    return lines

@@ -9,7 +9,12 @@ from rich.tree import Tree
 
 from searchain.cli.common import err, out, print_layout
 from searchain.decisions import pending_correction
-from searchain.provenance import UNSTATED, provenance_notes, unstated_notes
+from searchain.provenance import (
+    UNSTATED,
+    provenance_notes,
+    rounds_without_new_queries,
+    unstated_notes,
+)
 from searchain.text import counted
 
 VERDICTS = {
@@ -115,6 +120,10 @@ def show_tree(result: dict[str, Any]) -> None:
             f"[{SOURCE_STYLE[node.source]}]{escape(node.query)} → {escape(answer)} "
             f"({label}{conf}{verdict}, node {node.id})[/]"
         )
+    chains = [(b.id, list(b.nodes)) for b in result.get("branches", [])]
+    rounds = {node.id: node.branch for node in result.get("nodes", [])}
+    for line in rounds_without_new_queries(chains, rounds):
+        tree.add(f"[dim]{escape(line)}[/dim]")
     print_layout(tree)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from searchain.files import starts_with, write_atomic
-from searchain.provenance import provenance_notes
+from searchain.provenance import provenance_notes, rounds_without_new_queries
 from searchain.text import counted
 from searchain.types import Source
 
@@ -252,7 +252,12 @@ def _tree(q: str, result: dict[str, Any], references: list[dict[str, Any]], thre
             items.append(shown + inner + "</li>")
         return f"<ul>{''.join(items)}</ul>" if items else ""
 
-    return '<div class="tree">' + branch(None, 0) + "</div>"
+    chains = [(b["id"], list(b["nodes"])) for b in result.get("tree", [])]
+    rounds = {node["id"]: node["branch"] for node in nodes}
+    unseen = "".join(
+        f'<p class="note">{_e(line)}</p>' for line in rounds_without_new_queries(chains, rounds)
+    )
+    return '<div class="tree">' + branch(None, 0) + "</div>" + unseen
 
 
 def _node(

@@ -102,3 +102,14 @@ def test_the_page_names_its_thread_in_every_edit_line_and_none_without_one():
     assert "searchain edit t42 0 --answer TEXT" in page and "edit THREAD" not in page
     assert "Thread t42: searchain show t42 prints it again" in page
     assert "searchain edit" not in render_page([result()])  # an evaluation's page has no thread
+
+
+def test_a_round_that_asked_no_new_query_is_shown_all_the_same():
+    """The tree said "2 rounds" and showed one: the second chain re-asked node 0 only."""
+    tree = [
+        {"id": 0, "root": None, "nodes": [0], "final_content": None},
+        {"id": 1, "root": 0, "nodes": [0], "final_content": "Giotto [1]"},
+    ]
+    page = render_page([result(rounds=2, tree=tree)])
+    assert "Round 2 re-planned with no new sub-question (its chain: node 0)" in page
+    assert "re-planned with no new" not in render_page([result(tree=tree[:1])])

@@ -239,3 +239,14 @@ def extract_final_answer(content: str, labels: tuple[str, ...] = ()) -> str:
         return named.pop() if len(named) == 1 else ""
     opening = normalize_answer(content).split()[:1]
     return by_word.get(opening[0], "") if opening else ""
+
+
+def byte_size(count: float) -> str:
+    """``count`` bytes in the largest binary unit that keeps a whole part: ``8 KiB``, ``1.5 MiB``.
+
+    A bound of 8 KiB once read "over the 0 MiB bound".
+    """
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale:
+            return f"{count / scale:.3g} {unit}"
+    return f"{count:.0f} B"

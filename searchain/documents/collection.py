@@ -14,7 +14,7 @@ from searchain.documents.formats import extract, require
 from searchain.documents.split import WORDS, check_size, split
 from searchain.documents.walk import Skipped, walk
 from searchain.files import digest
-from searchain.text import counted
+from searchain.text import byte_size, counted
 from searchain.types import Passage
 
 MAX_FILE_BYTES = 256 << 20
@@ -203,10 +203,8 @@ class Documents:
     def _read(self, rel: str, path: str, fmt: str, data: bytes | None) -> list[Passage]:
         size = _size(path) if data is None else len(data)
         if size > self._max_bytes:
-            limit = self._max_bytes / 2**20
-            self.skipped.append(
-                Skipped(rel, f"{size / 2**20:.0f} MiB, over the {limit:.0f} MiB bound")
-            )
+            bound = byte_size(self._max_bytes)
+            self.skipped.append(Skipped(rel, f"{byte_size(size)}, over the {bound} bound"))
             return []
         try:
             data = _read_bytes(path) if data is None else data

@@ -96,4 +96,4 @@ def decode_text(data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise Unreadable(f"not UTF-8 text (byte {exc.start + 1}): convert it to UTF-8") from None
+        raise Unreadable(f"not UTF-8 text at byte {exc.start + 1}: convert it to UTF-8") from None

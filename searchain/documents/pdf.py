@@ -7,6 +7,7 @@ open is refused as encrypted (one with only an owner password opens, as in any v
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from searchain.documents.extracted import Extracted, Section, Unreadable, file_title
@@ -24,7 +25,20 @@ def _opened(data: bytes) -> Any:
     except pypdfium2.PdfiumError as exc:
         if "password" in str(exc).lower():
             raise Unreadable("encrypted: it needs a password to open") from None
-        raise Unreadable(f"not a readable PDF ({exc})") from None
+        raise Unreadable(f"not a readable PDF: {_why(exc)}") from None
+
+
+def _why(exc: Exception) -> str:
+    """PDFium's reason alone, with no parentheses of its own.
+
+    "Failed to load document (PDFium: Data format error)." becomes "PDFium: data format error":
+    a skip reason already sits in parentheses.
+    """
+    text = str(exc).strip().rstrip(".")
+    inner = re.search(r"\(PDFium: ([^()]*)\)", text)
+    if inner:
+        return f"PDFium: {inner.group(1)[:1].lower()}{inner.group(1)[1:]}"
+    return text.replace("(", "").replace(")", "")
 
 
 def page_count(data: bytes) -> int:
@@ -57,7 +71,7 @@ def extract(data: bytes, name: str) -> Extracted:
                 empty.append(number)
         title = (pdf.get_metadata_dict().get("Title") or "").strip()
     except pypdfium2.PdfiumError as exc:
-        raise Unreadable(f"not a readable PDF ({exc})") from None
+        raise Unreadable(f"not a readable PDF: {_why(exc)}") from None
     finally:
         pdf.close()
     if not sections:

@@ -84,10 +84,10 @@ def test_bad_files_are_skipped_each_with_its_reason_and_the_rest_indexed(tmp_pat
     line = done.stderr.strip().splitlines()[-1]
     assert line.startswith("indexed 1 file, 1 passage into ")
     for skipped in [
-        "big.html (0 MiB, over the 0 MiB bound)",
-        "cut.pdf (not a readable PDF (",
+        "big.html (14.7 KiB, over the 8 KiB bound)",
+        "cut.pdf (not a readable PDF: PDFium: data format error);",
         "fake.txt (binary data, not text)",
-        "latin.md (not UTF-8 text (byte 6): convert it to UTF-8)",
+        "latin.md (not UTF-8 text at byte 6: convert it to UTF-8)",
         "locked.pdf (encrypted: it needs a password to open)",
         "loop (symbolic link loop)",
     ]:

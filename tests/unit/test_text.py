@@ -45,3 +45,12 @@ def test_is_consistent_switches_on_long_form():
     assert not is_consistent("Montreal.", "Toronto", passage, long_form=False, alpha=0.35)
     assert is_consistent("Kevin Drew was born in Toronto.", "", passage, long_form=True, alpha=0.35)
     assert not is_consistent("Bananas are yellow.", "Toronto", passage, long_form=True, alpha=0.35)
+
+
+def test_a_byte_size_keeps_a_whole_part_in_its_unit():
+    """A bound of 8 KiB read "over the 0 MiB bound"."""
+    from searchain.text import byte_size
+
+    assert [byte_size(n) for n in (0, 900, 8192, 15000, 3 << 20, 5 << 30)] == [
+        "0 B", "900 B", "8 KiB", "14.6 KiB", "3 MiB", "5 GiB",
+    ]  # fmt: skip

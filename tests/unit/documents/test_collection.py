@@ -72,7 +72,7 @@ def test_a_file_over_the_bound_is_skipped_unread(tmp_path):
     documents = Documents([tmp_path], max_bytes=4096)
     assert [p.source.path for p in documents] == ["small.md"]
     assert documents.skipped[0].path == "big.pdf"
-    assert documents.skipped[0].reason.endswith("MiB, over the 0 MiB bound")
+    assert documents.skipped[0].reason.endswith("KiB, over the 4 KiB bound")
 
 
 def test_a_named_path_that_is_missing_or_no_document_stops_before_any_work(tmp_path):

@@ -100,7 +100,7 @@ def test_docx_headings_tables_and_title():
         ("docx", b"PK\x03\x04 truncated zip", "not a readable DOCX"),
         ("docx", b"{\\rtf1 an RTF named .docx}", "not a DOCX (not a zip archive"),
         ("markdown", b"\x00\x01binary", "binary data, not text"),
-        ("text", "café".encode("latin-1"), "not UTF-8 text (byte 4)"),
+        ("text", "café".encode("latin-1"), "not UTF-8 text at byte 4"),
         ("text", b"   \n\t", "no text"),
         ("html", b"<html><script>only()</script></html>", "no visible text"),
     ],

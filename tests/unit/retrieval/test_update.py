@@ -151,7 +151,7 @@ def test_updating_an_index_that_does_not_exist_says_so_not_that_it_is_being_buil
 
 
 def test_building_over_a_documents_index_names_update_as_well_as_overwrite(tmp_path):
-    """"already exists: pass --overwrite" never said that --update brings it up to date."""
+    """ "already exists: pass --overwrite" never said that --update brings it up to date."""
     write(tmp_path / "docs", {"f0": ("md", "giotto", "fresco padua")})
     BM25Index.build(Documents([tmp_path / "docs"]), tmp_path / "index")
     with pytest.raises(FileExistsError, match="pass --overwrite to replace it, or --update to"):

@@ -253,15 +253,16 @@ def test_mistakes_around_corpora_and_reports_name_the_fix(tmp_path):
 
 
 def test_a_reader_that_cannot_load_offline_fails_at_once_and_leaves_nothing(demo_index, tmp_path):
-    """Issue 33, case 5: `ask` with the default `--reader dpr` and no network printed 11 Hugging
-    Face retry lines over 36 s before its error, after creating the thread database."""
+    """Issue 33, case 5: `ask` with `--reader dpr` (then the default; `auto` is now) and no
+    network printed 11 Hugging Face retry lines over 36 s before its error, after creating the
+    thread database."""
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"chains": ["[Query 1]: Who?\n[Answer 1]: Giotto"]}))
     env = {k: v for k, v in os.environ.items() if k != "HF_HUB_OFFLINE"}
     env["HF_ENDPOINT"] = "http://127.0.0.1:9"  # the discard port: nothing listens, as offline
     env["HF_HOME"] = str(tmp_path / "hf")  # an empty cache
     done = searchain("ask", "Who?", "--index", str(demo_index), "--llm", f"scripted:{script}",
-                     env=env, cwd=tmp_path)  # fmt: skip
+                     "--reader", "dpr", env=env, cwd=tmp_path)  # fmt: skip
     one_line_error(done, "facebook/dpr-reader-multiset-base", "is unreachable", "--reader llm")
     assert not (tmp_path / ".searchain").exists()  # no thread database, no thread
 

@@ -80,12 +80,17 @@ def documents_of(context: Any) -> Path | None:
 
 
 def preload(context: Any) -> None:
-    """Build every component now; say what ``--reader auto`` and θ stand for here."""
+    """Build every component now, so a missing one fails before a thread exists."""
     from searchain.preload import preload as load_all
+
+    load_all(context)
+
+
+def say_settings(context: Any) -> None:
+    """What ``--reader auto`` and θ stand for in this run, as it starts (after every check)."""
     from searchain.tools.readers.auto import auto_reader
     from searchain.tools.readers.calibration import theta_line
 
-    load_all(context)  # first: a component that cannot load is the one line printed
     if context.reader == "auto":
         err.print(escape(auto_reader().line()))
     if context.verify and context.task_prompt().interactive:
@@ -127,6 +132,7 @@ def run(
     from searchain.output import result_to_json
 
     thread = config["configurable"]["thread_id"]
+    say_settings(context)
     err.print(f"[dim]thread {thread}[/dim]")
 
     previous = signal.signal(signal.SIGINT, interrupt_handler(thread))

@@ -149,7 +149,6 @@ start() {
     esac
     exit 1
   fi
-  [ -z "$checked" ] || while IFS= read -r line; do log "$line"; done <<<"$checked"
   local db; db="$(database)"
   local port="${SERVER_PORT:-$(free_port)}"
   export DATABASE_URL="$db" AEGRA_CONFIG="${AEGRA_CONFIG:-$ROOT/aegra.json}" RUN_MIGRATIONS_ON_STARTUP=false \
@@ -205,6 +204,9 @@ start() {
     fi
   done
   echo "$url" > "$STATE/url"
+  # What the defaults stood for (the reader auto chose, θ), said once it is ready: a start
+  # refused later says why in one line.
+  [ -z "$checked" ] || while IFS= read -r line; do log "$line"; done <<<"$checked"
   log "ready at $url ($WORKERS workers)"
   echo "$url"
 }

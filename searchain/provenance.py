@@ -43,7 +43,9 @@ COMPOSED_NOTE = (
     "Composed by searchain from the reasoning steps (the model's final content cited nothing); "
     "the model wrote: {model}"
 )
-PATH_ANSWER_NOTE = "The model stated no final answer: the answer shown is the last step's."
+PATH_ANSWER_NOTE = (
+    "The model's reply had no final-answer line: the answer shown is the last step's."
+)
 NO_CHAIN_NOTE = (
     "{when} the model wrote no chain of sub-questions that searchain could read, so {what}. "
     "Small models often cannot follow the Chain-of-Query format: try a larger one "

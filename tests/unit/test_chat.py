@@ -355,7 +355,10 @@ def test_an_off_point_model_that_never_cites_gets_no_better_reply(passages):
     assert "Bananas are yellow [1]†" in reply  # its passage does not state it, marked
     assert "does not state the step's answer (cited by searchain)" in reply
     assert "> Composed by searchain from the reasoning steps" in reply
-    assert "> The model stated no final answer: the answer shown is the last step's." in reply
+    assert (
+        "> The model's reply had no final-answer line: the answer shown is the last step's."
+        in reply
+    )
     assert "checked" not in reply  # nothing claims a check that found nothing against it
 
 

@@ -91,7 +91,10 @@ def test_what_searchain_wrote_says_so_and_an_unverifiable_citation_is_named():
     page = render_page([composed])
     assert "Composed by searchain from the reasoning steps" in page
     assert "the model wrote: &#x27;Sorry &lt;script&gt;" in page  # its words, escaped
-    assert "The model stated no final answer: the answer shown is the last step&#x27;s." in page
+    assert (
+        "The model&#x27;s reply had no final-answer line: the answer shown is the last step&#x27;s."
+        in page
+    )
     assert '<span class="badge unverifiable">the lexical rule cannot check it</span>' in page
     assert "Composed by searchain" not in render_page([result()])
 

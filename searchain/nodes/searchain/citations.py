@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from searchain.state import Reference, TreeNode
+from searchain.text import contains_answer, split_sentences
 
 _CITATION = re.compile(r"\s?\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 MAX_DIGITS = 9
@@ -70,3 +71,31 @@ def compose_content(path: Sequence[TreeNode], answer: str) -> str:
     if answer:
         sentences.append(f"So the final answer is {answer}.")
     return " ".join(sentences)
+
+
+def cite_model_content(content: str, path: Sequence[TreeNode]) -> str:
+    """The model's own final content, each sentence that states a step's answer given its ``[n]``.
+
+    A model that cited nothing often still wrote the answer ("Lorenzo Monaco was influenced by
+    Italian painter and architect Giotto"); its sentence is kept, cited where a step with a
+    passage has its answer in it, and searchain composes a content only where no sentence
+    states any step's answer (``""`` is returned then). The verdict on each citation is made
+    as on any other.
+    """
+    sentences = split_sentences(" ".join(content.split()))
+    cited_any = False
+    out = []
+    for sentence in sentences:
+        steps = [
+            node.step
+            for node in path
+            if node.passage is not None and node.answer and contains_answer(sentence, node.answer)
+        ]
+        if steps:
+            cited_any = True
+            body = sentence.rstrip()
+            end = body[-1] if body and body[-1] in ".!?" else ""
+            body = body[: len(body) - len(end)] if end else body
+            sentence = body + "".join(f" [{step}]" for step in steps) + end
+        out.append(sentence)
+    return " ".join(out) if cited_any else ""

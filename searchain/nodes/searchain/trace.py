@@ -17,7 +17,11 @@ from searchain.conversation import (
     run_id_of,
 )
 from searchain.events import emit
-from searchain.nodes.searchain.citations import compose_content, resolve_citations
+from searchain.nodes.searchain.citations import (
+    cite_model_content,
+    compose_content,
+    resolve_citations,
+)
 from searchain.prompts import feedback_template, render
 from searchain.state import State
 from searchain.text import extract_final_answer
@@ -83,6 +87,10 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # The last step's answer, when the model stated none: shown, but not the model's answer.
     answer = stated or path[-1].answer.strip(" .")
     content, source = written, "model"
+    if not references and (own := cite_model_content(written, path)):
+        # The model's words, cited by searchain where they state a step's answer.
+        content, cited, _ = resolve_citations(own, path)
+        references = [replace(ref, inserted=True) for ref in cited]
     if not references:
         content, cited, _ = resolve_citations(compose_content(path, answer), path)
         references = [replace(ref, inserted=True) for ref in cited]

@@ -62,7 +62,7 @@ def test_a_composed_content_is_shown_as_composed_and_never_scored():
     assert "no_final_answer" in line["format_failures"]
     text = format_answer(out)
     assert "Composed by searchain from the reasoning steps" in text and "'Sorry.'" in text
-    assert "The model stated no final answer" in text
+    assert "The model's reply had no final-answer line" in text
     assert result_to_json(out)["content_source"] == "composed"
 
 
@@ -173,3 +173,22 @@ def test_a_model_that_writes_no_chain_is_told_in_words_with_what_to_try():
     assert out["stop_reason"] == "no_chain" and out["rounds"] == 2  # corrected, then no chain
     assert "In round 2, the model wrote no chain" in format_answer(out)
     assert "reasoning stopped with the steps before it" in format_answer(out)
+
+
+def test_an_uncited_content_that_states_the_steps_is_kept_and_cited_not_composed():
+    """Issue 66: a content the model wrote ("Lorenzo Monaco was influenced by … Giotto") was
+    replaced by a composed one ("Who was Lorenzo Monaco? Giotto [1]") because it cited nothing."""
+    written = "Canning was born in 1969 and Drew in 1976. Canning is older than Drew"
+    out, _ = run(
+        ScriptedReplies(replies=[CHAIN, written]), retriever(), reader(), question=QUESTION
+    )
+    assert out["content_source"] == "model"
+    assert out["final_content"] == (
+        "Canning was born in 1969 and Drew in 1976 [1][2]. Canning is older than Drew"
+    )
+    assert [ref.n for ref in out["references"]] == [1, 2]
+    assert all(ref.inserted for ref in out["references"])  # cited by searchain, said so
+    steps = {n.id: n for n in out["nodes"]}
+    assert all(ref.support == steps[ref.node].support for ref in out["references"])  # verdicts
+    line = scored(out)
+    assert line["generation"] == written  # scored as the model wrote it, citations aside

@@ -65,3 +65,29 @@ def test_the_context_table_names_every_field_and_every_page_links_back():
     for page in sorted((ROOT / "docs").glob("*.md")):
         head = page.read_text(encoding="utf-8").split("\n\n", 2)[:2]
         assert "[← README](../README.md)" in "\n".join(head), page.name
+
+
+def test_the_update_line_docs_documents_prints_is_what_a_run_prints(tmp_path):
+    """Issue 66: docs/documents.md's update line gave the counts of an older tree (249 passages,
+    12 .png; a run gave 347, 14). The page's own scenario is run here: this project's docs and
+    README indexed, then a page edited, one deleted and one added."""
+    import shutil
+
+    from tests.integration.test_cli import searchain
+
+    handbook = tmp_path / "handbook"
+    shutil.copytree(ROOT / "docs", handbook)
+    shutil.copy(ROOT / "README.md", handbook / "README.md")
+    built = searchain("index", "handbook", "--index", "handbook-index", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    with (handbook / "chat.md").open("a", encoding="utf-8") as page:
+        page.write("\nOne more line about the chat.\n")
+    (handbook / "methods.md").unlink()
+    (handbook / "new.md").write_text("# A new page\n\nAbout the team server's keys.\n")
+    done = searchain("index", "--update", "--index", "handbook-index", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    printed = re.sub(r" in [\d.]+ s;", " in T s;", done.stderr.strip().splitlines()[-1])
+    page = (ROOT / "docs" / "documents.md").read_text(encoding="utf-8")
+    quoted = re.search(r"^updated handbook-index: .*$", page, re.M)
+    assert quoted, "docs/documents.md no longer shows the update line"
+    assert re.sub(r" in [\d.]+ s;", " in T s;", quoted[0]) == printed, printed

@@ -116,7 +116,9 @@ def update(
                 + ("; ".join(documents.problems()) or "every document is gone")
             )
         if stage:
-            stage(f"merging: {changes}")
+            stage(
+                f"merging: {changes} (its kernels are compiled once after an install, then cached)"
+            )
         tmp = new_version(path)
         try:
             _write(tmp, old, documents, plan)

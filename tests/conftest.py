@@ -186,6 +186,22 @@ def demo_environment(tmp_path_factory, local_llm_available) -> Path:
     return venv
 
 
+@pytest.fixture(scope="session")
+def plain_environment(tmp_path_factory) -> Path:
+    """A virtual environment of a plain `pip install searchain`: the core, no extra."""
+    venv = tmp_path_factory.mktemp("plain-env") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    done = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", "-e", str(ROOT)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"},
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return venv
+
+
 def script_server(env: str, script_name: str, what: str) -> Iterator[str]:
     """A real server's URL: ``env`` when set (.ci/run starts the servers), else one started here
     with scripts/``script_name`` and stopped after the session; one someone else started is left

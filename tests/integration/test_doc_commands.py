@@ -159,11 +159,29 @@ def test_every_command_of_the_docs_runs_where_make_demo_installs(
     assert len(refused) <= 3, refused
 
 
+def test_the_readmes_commands_run_where_a_plain_pip_install_puts_them(
+    tmp_path, shared_data, plain_environment
+):
+    """README: "`pip install searchain` installs the graphs, the embedded BM25 index and the CLI
+    … a command that needs one that is missing says which in one line". Its tour, followed in
+    an environment with no extra: the index is built, and each command that needs the local
+    model or another extra is refused in one line naming it, an extra of README's table."""
+    refused = run_pages(tmp_path, plain_environment, shared_data, pages=("README.md",))
+    table = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert refused, "with no extra, the tour's asks need the local model"
+    for _, line, extra in refused:
+        assert f"| `{extra}` |" in table, (line, extra)
+    assert (tmp_path / "work" / ".searchain" / "demo-index").exists()  # built with no extra
+
+
 MISSING_EXTRA = re.compile(r"^error: .*pip install '?searchain\[(\w+)\]", re.M)
 
 
-def run_pages(tmp_path: Path, venv: Path, shared_data: Path) -> list[tuple[str, str, str]]:
-    """Run every runnable line with ``venv``'s commands first on PATH, in one scratch folder.
+def run_pages(
+    tmp_path: Path, venv: Path, shared_data: Path, pages: tuple[str, ...] = ()
+) -> list[tuple[str, str, str]]:
+    """Run every runnable line (of ``pages``, when given) with ``venv``'s commands first on
+    PATH, in one scratch folder.
 
     Returns ``(page, line, extra)`` for each line refused in one line for a missing extra; any
     other failure fails the test.
@@ -182,6 +200,8 @@ def run_pages(tmp_path: Path, venv: Path, shared_data: Path) -> list[tuple[str, 
     }
     refused = []
     for page, line in runnable():
+        if pages and page not in pages:
+            continue
         words = shlex.split(line)
         assignments = {}
         while re.fullmatch(r"[A-Z_]+=.*", words[0]):

@@ -73,11 +73,17 @@ def dev_server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
 
 @pytest.fixture(scope="module")
 def chat_ui(dev_server, tmp_path_factory) -> Iterator[str]:
-    """Agent Chat UI's base URL, started by scripts/chat.sh (built once per tarball)."""
-    require(TARBALL.is_file(), f"no Agent Chat UI at {TARBALL}: set CHAT_UI_TARBALL")
+    """Agent Chat UI's base URL, started by scripts/chat.sh (built once per source).
+
+    The pinned tarball by default; ``SEARCHAIN_TEST_CHAT_UI_SOURCE=npm`` drives the copy a user
+    without it gets from the npm registry instead.
+    """
+    npm = os.environ.get("SEARCHAIN_TEST_CHAT_UI_SOURCE") == "npm"
+    require(npm or TARBALL.is_file(), f"no Agent Chat UI at {TARBALL}: set CHAT_UI_TARBALL")
     require(shutil.which("npm") is not None, "no npm: install Node.js (>= 20) and npm")
+    source = "/nonexistent/agent-chat-ui.tar.gz" if npm else str(TARBALL)
     env = {**os.environ, "CHAT_UI_STATE": str(tmp_path_factory.mktemp("chat-ui")),
-           "CHAT_UI_TARBALL": str(TARBALL)}  # fmt: skip
+           "CHAT_UI_TARBALL": source}  # fmt: skip
     started = subprocess.run(
         [CHAT, "start", dev_server[0]], env=env, capture_output=True, text=True, timeout=1200
     )

@@ -67,6 +67,7 @@ def calibrate(
     from searchain.eval.calibrate import DATASETS, items, read_items
     from searchain.eval.calibrate import calibrate as measure
     from searchain.eval.datasets import data_dir
+    from searchain.files import check_target
     from searchain.tools.readers.calibration import calibration_file, load, reader_identity, save
     from searchain.tools.readers.resolve import resolve_reader
 
@@ -79,6 +80,8 @@ def calibrate(
     if png is not None:
         pyplot()  # before minutes of reading, not after
     path = out or calibration_file()
+    if out is not None:  # a folder, a missing folder, a link: refused before minutes of reading
+        check_target(out, "--out", what="calibration file", ours=None, force=False)
     name = reader_identity(reader, llm)
     written = load(path).get(name)
     if split == "report" and written is None:

@@ -92,3 +92,12 @@ def test_the_offline_reader_is_measured_and_a_report_needs_a_tuning_first(
 def test_bad_options_are_one_line(tmp_path, shared_data, args, fragment):
     done = searchain("calibrate", *args, env=env_with(shared_data, tmp_path / "c.json"))
     one_line_error(done, fragment)
+
+
+def test_an_out_that_is_a_folder_or_in_no_folder_is_refused_before_reading(tmp_path, shared_data):
+    env = env_with(shared_data, tmp_path / "c.json")
+    for out, fragment in ((tmp_path, "is a directory"), (tmp_path / "no" / "c.json", "--out")):
+        done = searchain("calibrate", "--reader", "llm", "--llm", "local", "--out", str(out),
+                         env=env)  # fmt: skip
+        one_line_error(done, fragment)
+        assert "calibrating" not in done.stderr  # nothing was read

@@ -14,9 +14,12 @@ there (:func:`theta_for`), says so, and where the confidence was measured to car
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -106,9 +109,18 @@ def reader_identity(spec: str, llm: str | BaseChatModel) -> str:
 
 
 def load(path: Path) -> dict[str, Calibration]:
-    """The calibrations in ``path`` by reader (none when it does not exist); one line if broken."""
-    if not path.is_file():
+    """The calibrations in ``path`` by reader (none when it does not exist); one line if broken.
+
+    A path that exists but is no file (a folder, a device) is refused, never read as "no
+    calibration": the run would then use the reader's default without a word of why.
+    """
+    if not path.exists():
         return {}
+    if not path.is_file():
+        raise ValueError(
+            f"calibration file {path} is not a file: point SEARCHAIN_CALIBRATION (or --out) at "
+            "a JSON file searchain calibrate writes"
+        )
     stat = path.stat()
     return load_once(("calibration", str(path.resolve()), stat.st_mtime_ns), lambda: _read(path))
 
@@ -118,12 +130,41 @@ def _read(path: Path) -> dict[str, Calibration]:
         raw = json.loads(path.read_text(encoding="utf-8"))
         if raw.get("format") != FORMAT:
             raise ValueError(f"format {raw.get('format')!r}, not {FORMAT}")
-        return {name: Calibration(**entry) for name, entry in raw["readers"].items()}
+        return {name: _entry(name, entry) for name, entry in raw["readers"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ValueError(
             f"calibration file {path} is broken ({exc}): run searchain calibrate again, or "
             "remove it"
         ) from None
+
+
+NUMBERS = ("target", "precision", "recall", "auc", "auc_se")
+COUNTS = ("right", "total")
+
+
+def _entry(name: str, entry: dict[str, Any]) -> Calibration:
+    """One reader's calibration, every field of its declared type.
+
+    A hand-edited ``"theta": "0.5"`` or ``true`` is refused here, not compared with a reading's
+    confidence later.
+    """
+    fields = set(entry)
+    expected = {f.name for f in dataclass_fields(Calibration)}
+    if fields != expected:
+        raise ValueError(f"{name!r} has fields {sorted(fields)}, not {sorted(expected)}")
+    numbers = [*NUMBERS, *(["theta"] if entry["theta"] is not None else [])]
+    for key in numbers:
+        value = entry[key]
+        if type(value) not in (int, float) or not math.isfinite(value):
+            raise ValueError(f"{name!r}: {key} must be a finite number, got {value!r}")
+    for key in COUNTS:
+        if type(entry[key]) is not int or entry[key] < 0:
+            raise ValueError(f"{name!r}: {key} must be a whole number, got {entry[key]!r}")
+    if not isinstance(entry["reader"], str) or entry["reader"] != name:
+        raise ValueError(f"{name!r}: its reader field names {entry['reader']!r}")
+    if not isinstance(entry["data"], str):
+        raise ValueError(f"{name!r}: data must be text")
+    return Calibration(**entry)
 
 
 def save(path: Path, calibration: Calibration) -> None:

@@ -129,3 +129,46 @@ def test_the_items_come_from_the_tuning_split_of_each_data_set(shared_data):
         assert item.answer.lower() in item.passage.text.lower() or item.dataset == "musique"
     report = items(shared_data, "report", 5)
     assert not {i.query for i in found} & {i.query for i in report}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("theta", "0.5"),
+        ("theta", True),
+        ("auc", float("nan")),
+        ("auc", None),
+        ("total", 2.5),
+        ("total", -1),
+        ("right", "3"),
+        ("reader", "another"),
+        ("data", 7),
+    ],
+)
+def test_a_calibration_field_of_the_wrong_type_is_refused_naming_it(
+    tmp_path, monkeypatch, field, value
+):
+    path = tmp_path / "c.json"
+    good = calibrate(readings([(i / 40, i >= 20) for i in range(40)]), "dpr:/r", 0.5, "t")
+    calibration.save(path, good)
+    raw = json.loads(path.read_text())
+    raw["readers"]["dpr:/r"][field] = value
+    path.write_text(json.dumps(raw))
+    monkeypatch.setenv("SEARCHAIN_CALIBRATION", str(path))
+    with pytest.raises(ValueError, match=r"is broken \('dpr:/r'"):
+        calibration.run_theta("dpr:/r", "auto", None)
+
+
+def test_an_unknown_or_missing_field_and_a_folder_are_refused(tmp_path, monkeypatch):
+    path = tmp_path / "c.json"
+    good = calibrate(readings([(i / 40, i >= 20) for i in range(40)]), "dpr:/r", 0.5, "t")
+    calibration.save(path, good)
+    raw = json.loads(path.read_text())
+    raw["readers"]["dpr:/r"]["extra"] = 1
+    path.write_text(json.dumps(raw))
+    monkeypatch.setenv("SEARCHAIN_CALIBRATION", str(path))
+    with pytest.raises(ValueError, match="has fields"):
+        calibration.run_theta("dpr:/r", "auto", None)
+    monkeypatch.setenv("SEARCHAIN_CALIBRATION", str(tmp_path))  # a folder: never "none"
+    with pytest.raises(ValueError, match=f"calibration file {tmp_path} is not a file"):
+        calibration.run_theta("dpr:/r", "auto", None)

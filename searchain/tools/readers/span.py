@@ -2,11 +2,11 @@
 
 Asked to copy a short span, a small model often answers in a sentence that restates the
 question around it; that line is no span of the passage, so the reading scored 0 and never
-corrected anything, even when it held the right answer (measured: README, "What to expect from
-the offline model"). The answer is then the longest run of the line's words that its passage
-contains, beginning with a word the question does not hold and ending on no stop word: "Kris
-Benson", "6 July 1958". A line with no such run keeps its words, and a reading whose answer the
-passage does not contain scores 0.
+corrected anything, even when it held the right answer (measured: benchmarks/README.md). The
+answer is then the longest run of the line's words that its passage contains, beginning with a
+word the question does not hold and ending on no stop word: "Kris Benson", "6 July 1958". A
+line with no such run keeps its words, and a reading whose answer the passage does not contain
+scores 0.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
 SERVER_BASE="${SERVER_BASE:-$(checkout_state)/server}"
 STATE="$SERVER_BASE/current"
+FAILED="$SERVER_BASE/failed"  # the state of the last start that failed, for its logs
 WORKERS="${SERVER_WORKERS:-2}"
 export PG_BASE="$SERVER_BASE/pg"  # the server's own cluster, never the tests' or another's
 
@@ -144,10 +145,9 @@ start() {
   if ! checked="$(cd "$STATE" && "$VENV/bin/python" -m searchain.server.ready 2>"$STATE/ready.log")"; then
     local last; last="$(tail -n 1 "$STATE/ready.log")"
     case "$last" in
-      error:*) log "cannot serve this deployment: ${last#error: } (its environment, $VENV, has searchain[$EXTRAS]; SERVER_EXTRAS=NAME,... adds extras)" ;;
-      *) tail -n 5 "$STATE/ready.log" >&2; log "loading the deployment's models failed (log: $STATE/ready.log)" ;;
+      error:*) give_up "cannot serve this deployment: ${last#error: } (its environment, $VENV, has searchain[$EXTRAS]; SERVER_EXTRAS=NAME,... adds extras)" ;;
+      *) tail -n 5 "$STATE/ready.log" >&2; give_up "loading the deployment's models failed (log: $FAILED/ready.log)" ;;
     esac
-    exit 1
   fi
   local db; db="$(database)"
   local port="${SERVER_PORT:-$(free_port)}"
@@ -163,10 +163,9 @@ start() {
   if ! (cd "$STATE" && "$VENV/bin/python" -m searchain.server.prepare) >"$STATE/prepare.log" 2>&1; then
     local last; last="$(tail -n 1 "$STATE/prepare.log")"
     case "$last" in
-      error:*) echo "server.sh: ${last#error: }" >&2 ;;
-      *) tail -n 5 "$STATE/prepare.log" >&2; log "preparing the database failed (log: $STATE/prepare.log)" ;;
+      error:*) give_up "${last#error: }" ;;
+      *) tail -n 5 "$STATE/prepare.log" >&2; give_up "preparing the database failed (log: $FAILED/prepare.log)" ;;
     esac
-    exit 1
   fi
   export REDIS_URL; REDIS_URL="$(redis)"
   export REDIS_BROKER_ENABLED=true
@@ -184,8 +183,7 @@ start() {
       && curl -sf "$url/health" >/dev/null 2>&1; do
     if ! kill -0 "$(cat "$STATE/pid")" 2>/dev/null || [ $SECONDS -gt $deadline ]; then
       tail -n 20 "$STATE/log" >&2
-      log "the server did not start (log: $STATE/log)"
-      stop_processes; exit 1
+      give_up "the server did not start (log: $FAILED/log)"
     fi
     sleep 0.5
   done
@@ -199,8 +197,7 @@ start() {
     fi
     if [ "$code" != 401 ]; then
       tail -n 20 "$STATE/log" >&2
-      stop_processes
-      die "the server answered $path without a key ($code, not 401): its authentication did not load (its log above)"
+      give_up "the server answered $path without a key ($code, not 401): its authentication did not load (its log above)"
     fi
   done
   echo "$url" > "$STATE/url"
@@ -215,6 +212,14 @@ stop() {
   locked
   stop_processes
   rm -rf "$STATE"
+}
+
+# A start that failed: everything it started is stopped and its state moved to $FAILED (its
+# logs kept there, replaced by the next failure), so nothing of it is taken for a server.
+give_up() {
+  stop_processes
+  rm -rf "$FAILED"; mv "$STATE" "$FAILED"
+  die "$*"
 }
 
 # The server, its Redis and its own PostgreSQL, each stopped if it runs.

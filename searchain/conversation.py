@@ -26,7 +26,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from searchain.channels import RESTART
 from searchain.provenance import cited_at, provenance_notes, unstated_notes
-from searchain.state import Turn
+from searchain.state import Reference, Turn
 from searchain.text import clean_text, normalize_answer, split_sentences
 from searchain.tools.retrieval.tokenizer import english_stopwords
 
@@ -192,8 +192,7 @@ def answer_markdown(result: dict[str, Any]) -> str:
     nodes = {n.id: n for n in result.get("nodes", [])}
     if references:
         lines = [
-            f"[{ref.n}] *{md(ref.title)}*{cited_at(ref.source)}: "
-            f"“{md(excerpt(ref.text, *step_of(nodes.get(ref.node))))}” — "
+            f"[{ref.n}] {cited_passage(ref, nodes.get(ref.node))} — "
             f"{VERDICTS.get(ref.support or '', 'not checked')}"
             + (" (cited by searchain)" if ref.inserted else "")
             for ref in references
@@ -276,6 +275,17 @@ def closest_sentence(sentences: Sequence[str], query: str) -> int:
     }
     scores = [sum(weight[w] for w in asked & ws) for ws in words]
     return max(range(len(sentences)), key=lambda i: (scores[i], -i)) if sentences else 0
+
+
+def cited_passage(ref: Reference, node: Any) -> str:
+    """A reference's passage in a reply: its title and its step's excerpt, or a pointer.
+
+    Where an earlier reference quotes the same passage, it is named instead of quoted again.
+    """
+    if ref.same_as is not None:
+        return f"the passage of [{ref.same_as}]"
+    excerpted = md(excerpt(ref.text, *step_of(node)))
+    return f"*{md(ref.title)}*{cited_at(ref.source)}: “{excerpted}”"
 
 
 def step_of(node: Any) -> tuple[str, str]:

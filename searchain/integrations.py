@@ -35,7 +35,9 @@ def format_answer(result: dict[str, Any]) -> str:
     if result.get("references"):
         lines += ["", "References:"]
         lines += [
-            f"[{ref.n}] {ref.title}{cited_at(ref.source)}: {ref.text}"
+            f"[{ref.n}] the passage of [{ref.same_as}]"
+            if ref.same_as is not None
+            else f"[{ref.n}] {ref.title}{cited_at(ref.source)}: {ref.text}"
             for ref in result["references"]
         ]
     return "\n".join(lines).strip()

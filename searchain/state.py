@@ -140,6 +140,9 @@ class Reference:
     source: Source | None = None
     """The file, page and section the passage was cut from (a documents index); None for a
     benchmark corpus's passage."""
+    same_as: int | None = None
+    """The earlier reference ``[m]`` whose passage this one is (two steps found one passage):
+    shown as "the passage of [m]" with this step's own verdict, its text not repeated."""
 
 
 @dataclass

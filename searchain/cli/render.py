@@ -88,6 +88,9 @@ def show_result(result: dict[str, Any]) -> None:
     for ref in result.get("references", []):
         mark = UNSTATED if ref.support == "unstated" else ""
         verdict = VERDICTS.get(ref.support, "")
+        if ref.same_as is not None:
+            out.print(f"[bold]\\[{ref.n}]{mark}[/bold] the passage of \\[{ref.same_as}]{verdict}")
+            continue
         where = ref.source.cite() if ref.source is not None else ref.id
         out.print(
             f"[bold]\\[{ref.n}]{mark}[/bold] {escape(ref.title)} [dim]({escape(where)})[/dim]"

@@ -192,10 +192,17 @@ def _references(q: str, references: list[dict[str, Any]]) -> str:
     items = []
     for ref in references:
         verdict = _verdict(ref.get("support"))
+        step = f'<a href="#{q}-node-{ref["node"]}">step {ref["n"]} in the tree</a>'
+        same = ref.get("same_as")
+        if isinstance(same, int):  # the passage is quoted once, at its first reference
+            items.append(
+                f'<li id="{q}-ref-{ref["n"]}" value="{ref["n"]}">the passage of '
+                f'<a href="#{q}-ref-{same}">[{same}]</a> {verdict} {step}</li>'
+            )
+            continue
         items.append(
             f'<li id="{q}-ref-{ref["n"]}" value="{ref["n"]}"><strong>{_e(ref["title"])}</strong> '
-            f'<span class="meta">({_where(ref)})</span> {verdict} '
-            f'<a href="#{q}-node-{ref["node"]}">step {ref["n"]} in the tree</a>'
+            f'<span class="meta">({_where(ref)})</span> {verdict} {step}'
             f"<blockquote>{_e(ref['text'])}</blockquote></li>"
         )
     return '<ol class="refs">\n' + "\n".join(items) + "\n</ol>"

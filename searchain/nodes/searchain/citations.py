@@ -55,7 +55,20 @@ def resolve_citations(
         return "".join(f" [{n}]" for n in keep)
 
     text = _ADJACENT.sub("][", _CITATION.sub(replace, content)).strip()
-    return text, [cited[n] for n in sorted(cited)], unresolved
+    return text, shared_passages([cited[n] for n in sorted(cited)]), unresolved
+
+
+def shared_passages(references: list[Reference]) -> list[Reference]:
+    """Each reference to a passage an earlier one already cites marked ``same_as`` that one.
+
+    Steps keep their own numbers (``[n]`` is step n in the tree) and verdicts (one passage may
+    state one step and not another); only the passage is listed once.
+    """
+    first: dict[str, int] = {}
+    for ref in references:
+        ref.same_as = first.get(ref.id)
+        first.setdefault(ref.id, ref.n)
+    return references
 
 
 def compose_content(path: Sequence[TreeNode], answer: str) -> str:

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from searchain.documents.extracted import Unreadable
-from searchain.documents.formats import extract, require
+from searchain.documents.formats import require
+from searchain.documents.reading import Budget, Reader
 from searchain.documents.split import WORDS, check_size, split
 from searchain.documents.walk import Skipped, walk
 from searchain.files import digest
@@ -89,6 +90,7 @@ class Documents:
         words: int = WORDS,
         overlap: int = 0,
         max_bytes: int = MAX_FILE_BYTES,
+        budget: Budget | None = None,
     ) -> None:
         check_size(words, overlap)
         if max_bytes < 1:
@@ -116,6 +118,7 @@ class Documents:
         self._done = 0
         self._paths, self._include, self._exclude = list(paths), list(include), list(exclude)
         self._words, self._overlap, self._max_bytes = words, overlap, max_bytes
+        self._reader = Reader(budget)
         require(fmt for _, _, fmt in self.files)
 
     def position(self) -> int:
@@ -160,10 +163,11 @@ class Documents:
 
     def by_file(self) -> Iterator[tuple[Indexed, list[Passage]]]:
         """Each document that gives passages, with them (a skipped one is recorded, not given)."""
-        for rel, path, fmt in self.files:
-            passages = self.read_file(rel, path, fmt)
-            if passages:
-                yield self.indexed[-1], passages
+        with self._reader:  # its process stops when the last file is read
+            for rel, path, fmt in self.files:
+                passages = self.read_file(rel, path, fmt)
+                if passages:
+                    yield self.indexed[-1], passages
 
     def compare(
         self, held: dict[str, tuple[str, int]], progress: Callable[[int], None] | None = None
@@ -176,19 +180,20 @@ class Documents:
         """
         compared: Compared = []
         added = changed = 0
-        for rel, path, fmt in self.files:
-            over = self.sizes.get(rel, 0) > self._max_bytes  # skipped unread: never hashed
-            sha, before = None if over else _file_hash(path), held.get(rel)
-            if sha is not None and before is not None and before[0] == sha:
-                compared.append((self.keep(Indexed(rel, *before)), None))
-            else:
-                passages = self.read_file(rel, path, fmt)
-                if passages:
-                    compared.append((self.indexed[-1], passages))
-                    added += before is None
-                    changed += before is not None
-            if progress:
-                progress(self.passages)
+        with self._reader:
+            for rel, path, fmt in self.files:
+                over = self.sizes.get(rel, 0) > self._max_bytes  # skipped unread: never hashed
+                sha, before = None if over else _file_hash(path), held.get(rel)
+                if sha is not None and before is not None and before[0] == sha:
+                    compared.append((self.keep(Indexed(rel, *before)), None))
+                else:
+                    passages = self.read_file(rel, path, fmt)
+                    if passages:
+                        compared.append((self.indexed[-1], passages))
+                        added += before is None
+                        changed += before is not None
+                if progress:
+                    progress(self.passages)
         live = {record.path for record, _ in compared}
         removed = sum(1 for rel in held if rel not in live)
         return compared, Changes(added, changed, removed, len(compared) - added - changed)
@@ -208,7 +213,7 @@ class Documents:
             return []
         try:
             data = _read_bytes(path) if data is None else data
-            document = extract(fmt, data, rel)
+            document = self._reader.read(fmt, data, rel).document  # in its process, bounded
         except OSError as exc:
             self.skipped.append(Skipped(rel, f"unreadable ({exc.strerror or exc})"))
             return []

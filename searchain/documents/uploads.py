@@ -31,11 +31,10 @@ from searchain.documents.extracted import Unreadable
 from searchain.documents.formats import (
     ACCEPTED,
     MIME_TYPES,
-    check_content,
-    extract,
     format_of,
     require,
 )
+from searchain.documents.reading import PageBound, Reader
 from searchain.documents.split import split
 from searchain.text import counted
 from searchain.types import Passage
@@ -219,24 +218,17 @@ def _read(sent: SentFile, sha: str, bounds: UploadBounds) -> Upload:
         require([sent.fmt])
     except ImportError as exc:
         raise ValueError(f"{sent.name}: {exc}") from None
-    pages = None
-    if sent.fmt == "pdf":
-        from searchain.documents.pdf import page_count
-
-        try:
-            check_content(sent.fmt, sent.data)
-            pages = page_count(sent.data)
-        except Unreadable as exc:
-            raise ValueError(f"{sent.name} cannot be read: {exc}") from None
-        if pages > bounds.max_pages:
-            raise ValueError(
-                f"{sent.name} has {pages:,} pages, over this server's bound of "
-                f"{bounds.max_pages:,} a file (SEARCHAIN_UPLOAD_MAX_PAGES)"
-            )
     try:
-        document = extract(sent.fmt, sent.data, sent.name)
+        with Reader() as reader:  # parsed in a process of its own, within its budget
+            reading = reader.read(sent.fmt, sent.data, sent.name, max_pages=bounds.max_pages)
+    except PageBound as exc:
+        raise ValueError(
+            f"{sent.name} has {exc.pages:,} pages, over this server's bound of "
+            f"{bounds.max_pages:,} a file (SEARCHAIN_UPLOAD_MAX_PAGES)"
+        ) from None
     except Unreadable as exc:
         raise ValueError(f"{sent.name} cannot be read: {exc}") from None
+    document, pages = reading.document, reading.pages
     passages = [
         replace(p, source=replace(p.source, sent=True)) if p.source else p
         for p in split(document, sent.name)

@@ -1,12 +1,15 @@
-"""Files written whole or not at all."""
+"""Files written whole or not at all, and read only if they are files."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 
 def write_atomic(path: Path, text: str) -> Path:
@@ -97,10 +100,23 @@ def starts_with(path: Path, marks: tuple[bytes, ...], limit: int = 1 << 20) -> b
     return any(mark in head for mark in marks)
 
 
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file; OSError if it is anything else.
+
+    Opened without blocking, then checked: a file that became a FIFO since it was listed would
+    block an open or a read for ever, and a device would read without end.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file: a FIFO, socket or device", str(path))
+    return os.fdopen(fd, "rb")
+
+
 def digest(path: str | Path) -> str:
     """SHA-256 of a file, hex, read in blocks of 1 MiB (never whole into memory)."""
     sha = hashlib.sha256()
-    with open(path, "rb") as data:
+    with open_regular(path) as data:
         while block := data.read(1 << 20):
             sha.update(block)
     return sha.hexdigest()

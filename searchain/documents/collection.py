@@ -14,7 +14,7 @@ from searchain.documents.formats import require
 from searchain.documents.reading import Budget, Reader
 from searchain.documents.split import WORDS, check_size, split
 from searchain.documents.walk import Skipped, walk
-from searchain.files import digest
+from searchain.files import digest, open_regular
 from searchain.text import byte_size, counted
 from searchain.types import Passage
 
@@ -104,6 +104,8 @@ class Documents:
         """Files and pages that gave no passages, and why (filled as the build reads)."""
         self.ignored = found.ignored
         """Files of other types under the folders, by ending."""
+        self.escaped = found.escaped
+        """Names that are not UTF-8, as the index records them (``\\xNN`` for such a byte)."""
         self.read = 0
         """Files that gave passages so far."""
         self.passages = 0
@@ -241,6 +243,9 @@ class Documents:
         if self.skipped:
             reasons = "; ".join(f"{s.path} ({s.reason})" for s in self.skipped)
             lines.append(f"skipped {len(self.skipped)}: {reasons}")
+        if self.escaped:
+            names = ", ".join(self.escaped)
+            lines.append(f"wrote {counted(len(self.escaped), 'name')} not in UTF-8 as {names}")
         if self.ignored:
             kinds = ", ".join(f"{n} {ending}" for ending, n in sorted(self.ignored.items()))
             others = counted(sum(self.ignored.values()), "file")
@@ -264,5 +269,5 @@ def _file_hash(path: str) -> str | None:
 
 
 def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as file:
+    with open_regular(path) as file:  # a file that became a FIFO since the walk: skipped
         return file.read()

@@ -5,7 +5,8 @@ comments are not. Block elements (paragraphs, list items, table rows...) end a l
 anchor is its ``id`` (or that of an ``<a>`` inside it, or of the element it opens), so
 ``page.html#install`` opens there; the title is ``<title>``, else the first heading, else the
 file name. The page's declared charset is honoured; without one, UTF-8 if it decodes as
-such, else windows-1252, as browsers do.
+such, else windows-1252, as browsers do. A page past libxml2's limits (elements nested 256 deep)
+is refused: the parser drops the rest and recovers, and what it dropped would be lost unsaid.
 """
 
 from __future__ import annotations
@@ -55,10 +56,15 @@ def extract(data: bytes, name: str) -> Extracted:
 
     declared = _CHARSET.search(data[:4096])
     encoding = None if declared else ("utf-8" if _is_utf8(data) else "windows-1252")
+    parser = lxml.html.HTMLParser(encoding=encoding)
     try:
-        root = lxml.html.document_fromstring(data, parser=lxml.html.HTMLParser(encoding=encoding))
+        root = lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise Unreadable(f"not readable HTML ({exc})") from None
+    for error in parser.error_log:  # libxml2 drops what lies past a limit, and recovers
+        if error.type_name == "ERR_RESOURCE_LIMIT":
+            limit = error.message.split(", use XML_PARSE_HUGE")[0]
+            raise Unreadable(f"past the HTML parser's limits ({limit}): the rest would go unread")
     builder = SectionBuilder()
     line: list[str] = []
     heading: tuple[Any, int, list[str]] | None = None  # the element, its level, its text so far

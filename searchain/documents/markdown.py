@@ -1,8 +1,9 @@
 """Markdown: one section a heading, parsed by markdown-it-py (MIT; already rich's dependency).
 
 The text is what a reader sees: markup dropped, link and image text kept, code blocks kept
-(commands are what a question about a project often asks for). A heading's anchor is its slug as
-GitHub makes it, so ``guide.md#team-server`` opens there.
+(commands are what a question about a project often asks for); a raw HTML block gives its text,
+never a script's, a style's or a comment's. A heading's anchor is its slug as GitHub makes it,
+so ``guide.md#team-server`` opens there.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from searchain.documents.formats import decode_text
 from searchain.documents.sections import SectionBuilder, slug
 
 _TAG = re.compile(r"<[^>]*>")
+_HIDDEN = re.compile(
+    r"<(script|style|template|noscript)\b.*?(?:</\1\s*>|\Z)|<!--.*?(?:-->|\Z)", re.I | re.S
+)
+"""What a raw HTML block hides from a reader (a script, a style, a comment), cut with its
+contents, as the HTML reader skips them; an element never closed hides the rest of its block."""
 
 
 def _inline(children: list[Any] | None) -> str:
@@ -59,7 +65,7 @@ def extract(data: bytes, name: str) -> Extracted:
         elif token.type in ("fence", "code_block"):
             builder.block(token.content)
         elif token.type == "html_block":
-            builder.block(_TAG.sub(" ", token.content))
+            builder.block(_TAG.sub(" ", _HIDDEN.sub(" ", token.content)))
     sections = builder.finish()
     if not sections:
         raise Unreadable("no text")

@@ -46,6 +46,8 @@ class Found:
     """Files of other types, by their ending (``.png``; ``(none)`` for a name without one)."""
     sizes: dict[str, int] = field(default_factory=dict)
     """Each document's size in bytes, by relative path (from the walk's own ``stat``)."""
+    escaped: list[str] = field(default_factory=list)
+    """Entries whose names are not UTF-8, as :func:`shown` writes them."""
 
 
 def root_of(paths: Sequence[Path]) -> Path:
@@ -100,7 +102,21 @@ def walk(
 
 
 def _relative(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path != root else path.name
+    return shown(path.relative_to(root).as_posix() if path != root else path.name)
+
+
+def shown(name: str) -> str:
+    r"""A name as the index records it: a byte that is not UTF-8 written ``\xNN``.
+
+    Python hands such bytes over as lone surrogates, which no JSON, SQLite or UTF-8 file can
+    hold: one such name used to fail the whole walk. The file itself is still read by its real
+    name.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    return name
 
 
 def _walk_folder(
@@ -135,7 +151,9 @@ def _walk_folder(
             continue
         below = []
         for entry in entries:
-            rel = prefix + entry.name
+            rel = prefix + shown(entry.name)
+            if rel != prefix + entry.name:
+                found.escaped.append(rel)
             if _is_dir(entry):  # through a link, too
                 below.append((Path(entry.path), rel + "/", entry.is_symlink()))
             elif entry.is_symlink() or not entry.is_file():
@@ -183,7 +201,7 @@ def _add_file(
     fmt = _document(entry.name, rel, found, include, exclude, named=False)
     if fmt is None:
         return
-    if rel not in found.sizes:  # a file named beside its folder is indexed once
+    if not _taken(rel, found):
         found.files.append((rel, entry.path, fmt))
         found.sizes[rel] = entry.stat().st_size
 
@@ -205,6 +223,19 @@ def _add(
         found.skipped.append(Skipped(rel, problem))
     elif not path.is_file():
         found.skipped.append(Skipped(rel, "not a regular file"))
-    elif rel not in found.sizes:  # a file named beside its folder is indexed once
+    elif not _taken(rel, found):
         found.files.append((rel, str(path), fmt))
         found.sizes[rel] = path.stat().st_size
+
+
+def _taken(rel: str, found: Found) -> bool:
+    """Whether a document is already found under ``rel`` (it is then not added again).
+
+    A file named beside its folder is indexed once; a name that is not UTF-8 whose escaped form
+    another file has is skipped, saying so.
+    """
+    if rel not in found.sizes:
+        return False
+    if rel in found.escaped:
+        found.skipped.append(Skipped(rel, "its name is another file's, written with \\x escapes"))
+    return True

@@ -13,13 +13,14 @@ without a script; the small inline script only opens a step a link points at.
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from searchain.files import starts_with, write_atomic
+from searchain.files import write_atomic
 from searchain.provenance import provenance_notes, rounds_without_new_queries
 from searchain.text import counted
 from searchain.types import Source
@@ -72,26 +73,38 @@ def render_page(
         else ""
     )
     return (
-        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"{GENERATOR}\n"
+        f"{OPENING}"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_e(title)}</title>\n<style>\n{_asset('page.css')}</style>\n</head>\n<body>\n"
         '<a class="skip" href="#main">Skip to the answer</a>\n'
         "<header><p>searchain · Search-in-the-Chain · Tree-of-Reasoning</p></header>\n"
         f'{top}<main id="main">\n{_heading(1, title if several else "", results, several)}'
-        f"{body}\n</main>\n<script>\n{_asset('page.js')}</script>\n</body>\n</html>\n"
+        f"{body}\n</main>\n<script>\n{_asset('page.js')}{CLOSING}"
     )
 
 
 GENERATOR = '<meta name="generator" content="searchain">'
-"""The page's mark: a file holding it may be written over (see :func:`is_page`)."""
-_HEADER = "<header><p>searchain · Search-in-the-Chain · Tree-of-Reasoning</p></header>"
-"""Every page's header, pages written before :data:`GENERATOR` included."""
+"""The page's mark, in its opening lines."""
+OPENING = f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n{GENERATOR}\n'
+"""How every page begins, byte for byte."""
+CLOSING = "</script>\n</body>\n</html>\n"
+"""How every page ends."""
 
 
 def is_page(path: Path) -> bool:
-    """Whether the file at ``path`` is a page searchain wrote (and so may be written over)."""
-    return starts_with(path, (GENERATOR.encode(), _HEADER.encode()))
+    """Whether the file at ``path`` is a page searchain wrote (and so may be written over).
+
+    It must open with the page's own first lines and end as a page ends: a notes file that
+    quotes the mark, or searchain's own source, is no page.
+    """
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(OPENING.encode()))
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - len(CLOSING)))
+            tail = handle.read()
+    except OSError:
+        return False
+    return head == OPENING.encode() and tail == CLOSING.encode()
 
 
 def write_page(

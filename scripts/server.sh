@@ -170,7 +170,7 @@ start() {
   export REDIS_URL; REDIS_URL="$(redis)"
   export REDIS_BROKER_ENABLED=true
   trap 'stop_processes; rm -rf "$STATE"' ERR
-  (cd "$STATE" && exec setsid "$VENV/bin/uvicorn" aegra_api.main:app --host 127.0.0.1 \
+  (cd "$STATE" && exec setsid "$VENV/bin/uvicorn" searchain.server.front:app --host 127.0.0.1 \
     --port "$port" --workers "$WORKERS" --timeout-graceful-shutdown 60 >"$STATE/log" 2>&1 9>&-) &
   echo $! > "$STATE/pid"
   local url="http://127.0.0.1:$port"

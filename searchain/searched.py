@@ -35,8 +35,19 @@ def thread_retriever(ctx: Context, uploads: Sequence[Upload]) -> Retriever:
                 "question, or set uploads_searched to together"
             )
         return context_retriever(ctx)
-    files = files_retriever(uploads)
+    files = files_retriever(uploads, run_owner())
     return files if ctx.uploads_searched == "alone" else Together(files, context_retriever(ctx))
+
+
+def run_owner() -> str | None:
+    """The thread the running graph serves, or None (outside a graph, or a run of no thread)."""
+    from langgraph.config import get_config
+
+    try:
+        thread = get_config().get("configurable", {}).get("thread_id")
+    except RuntimeError:  # called outside a run
+        return None
+    return f"thread {thread}" if thread else None
 
 
 def upload_bounds(ctx: Context) -> UploadBounds:

@@ -114,6 +114,24 @@ def test_every_route_with_a_key_and_without(deployment, route_table):
             assert response.status_code == 404, (method, path, response.status_code)
 
 
+def test_a_keyless_preflight_gets_the_answer_its_route_gets(deployment):
+    """Issue 67: keyless CORS preflights got 200 on refused paths (Aegra's CORS middleware
+    answered them before the key gate saw them)."""
+    import httpx
+
+    def preflight(method: str, path: str) -> httpx.Response:
+        asks = {"origin": "https://app.example", "access-control-request-method": method}
+        return httpx.options(deployment.url + path, headers=asks, timeout=60)
+
+    for method, path in (("POST", "/runs/crons"), ("PUT", "/store/items"), ("PUT", "/threads")):
+        response = preflight(method, path)
+        refused(response, 404, f"{method} {path} is not a route of this server")
+        assert "access-control-allow-origin" not in response.headers
+    allowed = preflight("POST", "/threads")
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] in ("*", "https://app.example")
+
+
 @contextmanager
 def meanwhile(step: Callable[[], None]) -> Iterator[None]:
     """``step`` done again and again, in a thread of its own, for as long as the block runs."""

@@ -1,12 +1,12 @@
 """A thread's own files as a retriever, alone or together with the deployment's index.
 
 The files a person sends in a thread (a few thousand passages at most, bounded per thread) are
-searched by BM25 held in memory, built once per set of files and shared by the thread's runs
-(:func:`files_retriever`). Together with the index, the two rankings are fused rank by rank,
-the files' first (:class:`Together`): BM25 scores from two collections are not comparable (a
-term's weight depends on its collection), and reciprocal-rank fusion of two disjoint rankings
-is exactly this interleaving. So the top passage is the files' best match for any query that
-shares a word with them, and the index's where none does.
+searched by BM25 held in memory, built once per thread and set of files and shared by that
+thread's runs only (:func:`files_retriever`). Together with the index, the two rankings are
+fused rank by rank, the files' first (:class:`Together`): BM25 scores from two collections are
+not comparable (a term's weight depends on its collection), and reciprocal-rank fusion of two
+disjoint rankings is exactly this interleaving. So the top passage is the files' best match for
+any query that shares a word with them, and the index's where none does.
 """
 
 from __future__ import annotations
@@ -85,7 +85,17 @@ def _fused(files: list[Passage], index: list[Passage], k: int) -> list[Passage]:
     return (paired + files[shorter:] + index[shorter:])[:k]
 
 
-def files_retriever(uploads: Sequence[Upload]) -> PassagesBM25:
-    """BM25 over ``uploads``' passages, built once per set of files (their names and bytes)."""
-    key = ("uploaded files", tuple((u.name, u.sha256) for u in uploads))
-    return load_once(key, lambda: PassagesBM25([p for u in uploads for p in u.passages]))
+def files_retriever(uploads: Sequence[Upload], owner: str | None) -> PassagesBM25:
+    """BM25 over ``uploads``' passages, built once per thread and set of files.
+
+    ``owner`` is the thread: keyed by the files alone, one user's retriever served another's
+    thread that sent the same file, and how fast a question came back told whether anyone had.
+    None (a run of no thread) builds it anew, cached nowhere.
+    """
+
+    def build() -> PassagesBM25:
+        return PassagesBM25([p for u in uploads for p in u.passages])
+
+    if owner is None:
+        return build()
+    return load_once(("uploaded files", owner, tuple((u.name, u.sha256) for u in uploads)), build)

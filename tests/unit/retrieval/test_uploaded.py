@@ -92,8 +92,32 @@ def test_a_thread_searches_its_files_with_the_index_or_alone():
         thread_retriever(Context(retriever=index, uploads_searched="alone"), [])
 
 
-def test_the_files_index_is_built_once_per_set_of_files():
-    first, again = files_retriever(uploads()), files_retriever(uploads())
+def test_the_files_index_is_built_once_per_thread_and_set_of_files():
+    first, again = files_retriever(uploads(), "thread a"), files_retriever(uploads(), "thread a")
     assert first is again
     renamed = [type(u)("other.md", u.sha256, u.size, u.pages, u.passages) for u in uploads()]
-    assert files_retriever(renamed) is not first
+    assert files_retriever(renamed, "thread a") is not first
+    # Issue 67: keyed by the files alone, another user's thread that sent the same file was
+    # served this one's (and how fast it answered said someone had sent it).
+    assert files_retriever(uploads(), "thread b") is not first
+    assert files_retriever(uploads(), None) is not files_retriever(uploads(), None)
+
+
+def test_a_run_is_keyed_by_its_thread_and_one_of_no_thread_is_cached_nowhere():
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    from searchain.searched import run_owner
+
+    class State(TypedDict, total=False):
+        owner: str
+
+    graph = StateGraph(State)
+    graph.add_node("ask", lambda state: {"owner": run_owner() or ""})
+    graph.add_edge(START, "ask")
+    graph.add_edge("ask", END)
+    compiled = graph.compile()
+    threaded = compiled.invoke({}, {"configurable": {"thread_id": "t-1"}})
+    assert threaded["owner"] == "thread t-1"
+    assert compiled.invoke({})["owner"] == ""
+    assert run_owner() is None  # outside any run

@@ -113,3 +113,43 @@ def test_the_gate_refuses_an_unlisted_route_and_a_websocket(monkeypatch, tmp_pat
     assert start["status"] == 404
     assert call({"type": "lifespan"}) == []
     assert reached == ["/runs/wait", "lifespan"]
+
+
+def test_a_preflight_for_an_unlisted_route_gets_that_routes_404_before_any_middleware():
+    """Issue 67: Aegra's CORS middleware, outside the key gate, answered 200 to every keyless
+    preflight, refused paths included."""
+    require_module("starlette", "studio")
+    from searchain.server.gate import PreflightGate
+
+    reached: list[str] = []
+
+    async def app(scope, receive, send) -> None:
+        reached.append(scope.get("path", scope["type"]))
+
+    def call(scope: dict) -> list[dict]:
+        sent: list[dict] = []
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        async def receive() -> dict:
+            return {"type": "http.request"}
+
+        asyncio.run(PreflightGate(app)(scope, receive, send))
+        return sent
+
+    def preflight(path: str, method: bytes) -> dict:
+        headers = [(b"origin", b"https://a.example"), (b"access-control-request-method", method)]
+        return {"type": "http", "method": "OPTIONS", "path": path, "headers": headers}
+
+    unlisted = (("/runs/crons", b"POST"), ("/runs/wait", b"PUT"), ("/store/items", b"get"))
+    for path, method in unlisted:
+        [start, body] = call(preflight(path, method))
+        assert start["status"] == 404, path
+        assert f"{method.decode().upper()} {path} is not a route".encode() in body["body"]
+    assert reached == []
+    assert call(preflight("/runs/wait", b"post")) == []  # listed: the CORS middleware answers
+    plain = {"type": "http", "method": "OPTIONS", "path": "/runs/crons", "headers": []}
+    assert call(plain) == []  # no preflight: the key gate inside refuses it (401)
+    assert call({"type": "lifespan"}) == []
+    assert reached == ["/runs/wait", "/runs/crons", "lifespan"]

@@ -9,6 +9,7 @@ with the modules named.
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Iterator, Mapping
 
 import pytest
@@ -175,19 +176,24 @@ def test_an_upward_import_is_named():
     ]
 
 
-def test_no_file_is_over_400_lines_and_no_folder_holds_a_quarter_of_the_package():
+def test_sizes_are_a_warning_and_only_a_file_past_any_reason_fails():
+    """Issue 68: a hard cap at 400 lines shaped the layout (files split by size, not concern,
+    docstrings cut to fit). Past 400 lines, or a folder past a quarter of the package, is now a
+    warning to look at the file's concerns; only past 800 lines, or half the package, fails."""
     files = {
         p: len(p.read_text(encoding="utf-8").splitlines()) for p in ROOT.glob("searchain/**/*.py")
     }
-    assert [str(p) for p, n in files.items() if n > 400] == []
     total = sum(files.values())
     folders: dict[str, int] = {}
     for path, n in files.items():
-        folders[str(path.parent.relative_to(ROOT))] = (
-            folders.get(str(path.parent.relative_to(ROOT)), 0) + n
-        )
-    heavy = {f: round(n / total, 3) for f, n in folders.items() if n > total / 4}
-    assert heavy == {}
+        folder = str(path.parent.relative_to(ROOT))
+        folders[folder] = folders.get(folder, 0) + n
+    long = sorted(f"{p.relative_to(ROOT)} ({n} lines)" for p, n in files.items() if n > 400)
+    heavy = sorted(f"{f} ({n / total:.0%})" for f, n in folders.items() if n > total / 4)
+    if long or heavy:
+        warnings.warn(f"look at these for more than one concern: {long + heavy}", stacklevel=1)
+    assert [str(p) for p, n in files.items() if n > 800] == []
+    assert [f for f, n in folders.items() if n > total / 2] == []
 
 
 METHOD_FAMILIES = ("searchain.nodes", "searchain.graph", "searchain.methods.")

@@ -10,6 +10,7 @@ leaves a half-written index behind.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -24,7 +25,8 @@ import numpy as np
 from searchain.documents.collection import Indexed
 from searchain.text import counted
 from searchain.tools.retrieval import first_search, passage_store
-from searchain.tools.retrieval.compact import CompactPostings
+from searchain.tools.retrieval.checked import LAZY, CheckedFile, ChecksumError, check_seal, sealed
+from searchain.tools.retrieval.compact import PAD, CompactPostings
 from searchain.tools.retrieval.corpus import Corpus, CorpusError
 from searchain.tools.retrieval.index_files import (
     MANIFEST,
@@ -43,7 +45,12 @@ from searchain.tools.retrieval.index_files import (
     recover_held,
     write_documents,
 )
-from searchain.tools.retrieval.passage_store import PassageStore, PassageStoreWriter, record
+from searchain.tools.retrieval.passage_store import (
+    STORE,
+    PassageStore,
+    PassageStoreWriter,
+    record,
+)
 from searchain.tools.retrieval.segments import PostingsBuilder, check_bm25_parameters
 from searchain.tools.retrieval.tokenizer import Tokenizer
 from searchain.tools.retrieval.vocabulary import MappedVocabulary
@@ -74,7 +81,8 @@ class IndexTokenizerWarning(UserWarning):
 def damaged(path: str | Path, reason: str) -> IndexLoadError:
     """The one line for an index whose files do not hold together."""
     return IndexLoadError(
-        f"{path} is a damaged searchain index ({reason}): rebuild it with `searchain index`"
+        f"{path} is a damaged searchain index ({reason}): `searchain index --verify {path}` "
+        "checks all of it; rebuild it with `searchain index`"
     )
 
 
@@ -105,9 +113,15 @@ class BM25Index:
         vocab: MappedVocabulary,
         store: PassageStore,
         manifest: dict[str, Any],
+        *,
+        named: Path | None = None,
+        checked: CheckedFile | None = None,
     ) -> None:
         self.path = path
+        self.named = named or path
+        """The path it was opened by (a link to :attr:`path`, its version), as errors name it."""
         self.manifest = manifest
+        self._checked = checked
         self.postings = postings
         """The postings, mapped from disk (what :mod:`.first_search` and checks read)."""
         self.vocab = vocab
@@ -135,22 +149,41 @@ class BM25Index:
         return self.search_batch([query], k)[0]
 
     def search_batch(self, queries: Sequence[str], k: int = 1) -> list[list[Passage]]:
-        """:meth:`search` for many queries at once, scored in parallel on every core."""
+        """:meth:`search` for many queries at once, scored in parallel on every core.
+
+        The bytes of the postings the queries read, and of the passages returned, are checked
+        against the manifest first (:mod:`.checked`): a damaged index is refused in one line.
+        """
         k = max(1, min(k, len(self)))
         terms = [self.terms(query) for query in queries]
-        if len(queries) == 1:  # one query: no thread pool to start
-            rows = [self._search_one(terms[0], k)]
-        else:
-            rows = list(zip(*self._top_k().search_batch(terms, k), strict=True))
-        found = [
-            [self.passage(int(d), float(s)) for d, s in zip(docs, scores, strict=True) if d >= 0]
-            for docs, scores in rows
-        ]
+        try:
+            self._check_postings(terms)
+            if len(queries) == 1:  # one query: no thread pool to start
+                rows = [self._search_one(terms[0], k)]
+            else:
+                rows = list(zip(*self._top_k().search_batch(terms, k), strict=True))
+            found = [
+                [self.passage(int(d), float(s)) for d, s in zip(ds, ss, strict=True) if d >= 0]
+                for ds, ss in rows
+            ]
+        except ChecksumError as exc:
+            raise damaged(self.named, str(exc)) from None
         # The kernel starts loading once this answer is whole: its imports hold the GIL, which
         # the many short NumPy and passage-reading steps of a first search would each wait for
         # (a first search at 1M: 65 ms before it starts, 140-200 ms beside it).
         self.warm()
         return found
+
+    def _check_postings(self, terms: Sequence[list[int]]) -> None:
+        """Check the bytes of every block of ``terms``' lists (each chunk once an open)."""
+        if self._checked is None:
+            return
+        wanted = np.unique(np.fromiter(itertools.chain.from_iterable(terms), np.int64))
+        p = self.postings
+        starts = np.asarray(p.block_starts)
+        lo, hi = starts[p.blocks[wanted]], starts[p.blocks[wanted + 1]] + PAD
+        for start, end in zip(lo.tolist(), hi.tolist(), strict=True):
+            self._checked.ensure(start, end)
 
     def _search_one(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
         """One query's (documents, scores): by the kernel, or by NumPy while it loads."""
@@ -238,10 +271,17 @@ class BM25Index:
                     f"{path} has index format {version}, this searchain reads {READS[0]} to "
                     f"{READS[-1]}: rebuild it with `searchain index`"
                 )
-            check_files(root, manifest.get("files", {}), full=False)
+            check_seal(manifest)  # after its format: another release may seal it otherwise
+            files = manifest.get("files", {})
+            check_files(root, files, full=False)
+            checked = {
+                name: CheckedFile(root / name, name, entry[1], entry[2] if entry[2:] else None)
+                for name, entry in files.items()
+                if name in LAZY
+            }
             postings = CompactPostings.load(root / "bm25", mmap=mmap)
             vocab = MappedVocabulary(root / "bm25")
-            store = PassageStore(root, manifest["passages"])
+            store = PassageStore(root, manifest["passages"], checked.get(STORE))
         except IndexLoadError:
             raise
         except (OSError, ValueError, KeyError, EOFError) as exc:
@@ -249,7 +289,15 @@ class BM25Index:
         problem = store.check() or postings.check(len(vocab), store.count)
         if problem:
             raise damaged(path, problem)
-        index = cls(root, postings, vocab, store, manifest)
+        index = cls(
+            root,
+            postings,
+            vocab,
+            store,
+            manifest,
+            named=path,
+            checked=checked.get("bm25/postings.bin"),
+        )
         mismatch = index._tokenize.check_built_with(manifest.get("stemmer"))
         if mismatch:  # named by the path the caller gave, not its version directory
             warnings.warn(f"index {path}: {mismatch}", IndexTokenizerWarning, stacklevel=3)
@@ -379,7 +427,7 @@ class BM25Index:
                     if stage:
                         stage("checksumming the index files")
                     manifest["files"] = file_table(tmp, MANIFEST)
-                (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+                (tmp / MANIFEST).write_text(sealed(manifest))
                 publish(tmp, path)
             except BaseException:
                 store.abort()

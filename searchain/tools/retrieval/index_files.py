@@ -19,8 +19,9 @@ holding that lock removes leftovers: :func:`recover` does nothing while another 
 and a second build of the same index is refused in one line (:class:`IndexBusyError`) rather than
 sweeping the first one's files away hours into its run.
 
-Every file's size and SHA-256 are recorded in the manifest when the index is written. Opening an
-index checks every size and the checksums of the small files (cheap); :func:`verify` checks all.
+Every file's size and SHA-256 are recorded in the manifest when the index is written, and the
+two large files' digests chunk by chunk: :mod:`.checked` says what is checked at open, what at
+first touch, and what only by ``--verify``.
 """
 
 from __future__ import annotations
@@ -41,11 +42,10 @@ import numpy as np
 
 from searchain.documents.collection import Indexed
 from searchain.files import digest
+from searchain.tools.retrieval.checked import LAZY, CheckedFile, ChecksumError, digests
 
 MANIFEST = "searchain-index.json"
 """An index's manifest: its format, parameters, passage count and files' checksums."""
-SMALL_FILE = 1 << 20
-"""Files up to this size are checksummed every time an index is opened."""
 OWN_SIBLING = re.compile(r"(?P<stamp>\d+)(?P<kind>\.tmp|\.link)?|legacy")
 """What follows ``.{name}.`` in the name of one of this index's own siblings."""
 
@@ -160,30 +160,42 @@ def new_version(path: Path) -> Path:
 def file_table(root: Path, manifest_name: str) -> dict[str, list[Any]]:
     """``{relative path: [size, sha256]}`` for every file under ``root`` but the manifest.
 
-    Files are hashed on every core (hashlib lets go of the GIL on large blocks): an index's
-    gigabytes are checksummed by each build and update.
+    The files checked at first touch (:data:`.checked.LAZY`) also get their chunk digests:
+    ``[size, sha256, [chunk digest, ...]]``. Files are hashed on every core (hashlib lets go
+    of the GIL on large blocks): an index's gigabytes are checksummed by each build and update.
     """
     files = [f for f in sorted(root.rglob("*")) if f.is_file() and f.name != manifest_name]
+    names = [file.relative_to(root).as_posix() for file in files]
+
+    def entry(file: Path, name: str) -> list[Any]:
+        if name in LAZY:
+            return [file.stat().st_size, *digests(file)]
+        return [file.stat().st_size, digest(file)]
+
     with ThreadPoolExecutor(len(os.sched_getaffinity(0)), "searchain-digest") as pool:
-        sums = list(pool.map(digest, files))
-    return {
-        file.relative_to(root).as_posix(): [file.stat().st_size, sha]
-        for file, sha in zip(files, sums, strict=True)
-    }
+        return dict(zip(names, pool.map(entry, files, names), strict=True))
 
 
 def check_files(root: Path, files: dict[str, list[Any]], *, full: bool) -> None:
     """Raise :class:`IndexFilesError` for a file that is missing, resized or altered.
 
-    Sizes are always checked, content only for small files unless ``full``.
+    Sizes are always checked; content of every file but :data:`.checked.LAZY`'s unless
+    ``full`` (an open checks those as it reads them: :class:`.checked.CheckedFile`).
     """
-    for name, (size, sha) in files.items():
+    for name, (size, sha, *chunks) in files.items():
         file = root / name
         if not file.is_file():
             raise IndexFilesError(f"{name} is missing")
         if file.stat().st_size != size:
             raise IndexFilesError(f"{name} has {file.stat().st_size} bytes, not {size}")
-        if (full or size <= SMALL_FILE) and digest(file) != sha:
+        if name in LAZY and not full:
+            continue
+        if chunks:
+            try:
+                CheckedFile(file, name, sha, chunks[0]).ensure(0, size)
+            except ChecksumError as exc:
+                raise IndexFilesError(str(exc)) from None
+        elif digest(file) != sha:
             raise IndexFilesError(f"{name} does not match its checksum")
 
 

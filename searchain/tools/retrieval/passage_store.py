@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from searchain.tools.retrieval import npy
+from searchain.tools.retrieval.checked import CheckedFile
 from searchain.types import Passage, Source
 
 STORE = "passages.zst"
@@ -259,8 +260,10 @@ class PassageStoreWriter:
 class PassageStore:
     """A store's passages by number: ``line(i)`` reads and decompresses one block."""
 
-    def __init__(self, directory: Path, count: int) -> None:
+    def __init__(self, directory: Path, count: int, checked: CheckedFile | None = None) -> None:
         self.count = count
+        self.checked = checked
+        """The store file's chunk check (an open index's), run before any block is read."""
         self.starts = npy.load(directory / BLOCKS, mmap=True)
         """Each block's first byte in the file, then the file's size."""
         firsts = directory / FIRSTS
@@ -304,6 +307,8 @@ class PassageStore:
     def block(self, b: int) -> list[bytes]:
         """Block ``b``'s lines (without their newlines)."""
         start, end = int(self.starts[b]), int(self.starts[b + 1])
+        if self.checked is not None:
+            self.checked.ensure(start, end)
         data = self._decompressor().decompress(os.pread(self.fd, end - start, start))
         lines = data.split(b"\n")
         expected = int(self.firsts[b + 1] - self.firsts[b])

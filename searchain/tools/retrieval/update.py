@@ -36,6 +36,7 @@ import numpy as np
 from searchain.documents.collection import Changes, Documents, Indexed
 from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.bm25 import FORMAT, MANIFEST, BM25Index, damaged
+from searchain.tools.retrieval.checked import sealed
 from searchain.tools.retrieval.compact import CompactPostings
 from searchain.tools.retrieval.corpus import CorpusError
 from searchain.tools.retrieval.index_files import (
@@ -50,7 +51,7 @@ from searchain.tools.retrieval.index_files import (
     recover_held,
     write_documents,
 )
-from searchain.tools.retrieval.passage_store import STORE, PassageStore, PassageStoreWriter
+from searchain.tools.retrieval.passage_store import PassageStore, PassageStoreWriter
 from searchain.tools.retrieval.segments import bm25_idf, bm25_norm
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, write_vocabulary
 from searchain.types import Passage
@@ -170,10 +171,16 @@ def _plan(
 
 
 def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
-    """The new version's files in ``tmp``: passages, matrix, lengths, table, manifest."""
+    """The new version's files in ``tmp``: passages, matrix, lengths, table, manifest.
+
+    Every byte of the old version is checked first, the large files too (an open checks those
+    only as it reads them): what it copies or decodes, it would otherwise give fresh checksums,
+    damage and all, and ``--verify`` would then pass.
+    """
     from searchain.tools.retrieval.scan.wordscan import TermIds  # numba: updates only
 
     manifest = old.manifest
+    check_files(old.path, manifest["files"], full=True)
     vocab = TermIds(MappedVocabulary(old.path / "bm25").terms())
     remap, new_ids, n_docs = _numbering(plan, old.passages)
     tokens, lengths, lines = _encode(plan, manifest["tokenizer"], vocab)
@@ -189,7 +196,7 @@ def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
     write_documents(tmp, [record for record, _ in plan], all_lengths)
     fresh = {**manifest, "format": FORMAT, "passages": n_docs}
     fresh["files"] = file_table(tmp, MANIFEST)
-    (tmp / MANIFEST).write_text(json.dumps(fresh, indent=1))
+    (tmp / MANIFEST).write_text(sealed(fresh))
 
 
 def _numbering(plan: Plan, n_old: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -243,12 +250,10 @@ def _encode(
 def _write_passages(tmp: Path, old: _Old, plan: Plan, lines: Sequence[bytes]) -> None:
     """The passage store in the new order, compressed with the old store's dictionary.
 
-    A run of kept passages keeps the old blocks it covers whole as they are, compressed (its
-    bytes checked against the old version's checksum first, so no damage is carried into the
-    new one); only the passages at its ends, which share a block with a changed document, and
-    the new passages are compressed again.
+    A run of kept passages keeps the old blocks it covers whole as they are, compressed (checked
+    by :func:`_write` first); only the passages at its ends, which share a block with a changed
+    document, and the new passages are compressed again.
     """
-    check_files(old.path, {STORE: old.manifest["files"][STORE]}, full=True)
     store = PassageStore(old.path, old.passages)
     fresh = iter(lines)
     out = PassageStoreWriter(tmp, store.dictionary)

@@ -18,6 +18,7 @@ from searchain.tools.retrieval.bm25 import (
     IndexLoadError,
     IndexTokenizerWarning,
 )
+from searchain.tools.retrieval.checked import sealed
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 
 CORPUS = [
@@ -180,31 +181,46 @@ def flip_byte(file: Path, at: int) -> None:
 @pytest.mark.parametrize(
     ("file", "at"),
     [
-        ("passages.zst", 40),  # an edited passage (a small file: checked at every load)
         ("bm25/vocab.terms.bin", 3),
-        ("bm25/postings.bin", -3),  # a garbled posting
         ("bm25/block_peak.npy", -2),  # a garbled bound
+        ("bm25/indptr.npy", -2),
         ("passages.blocks.npy", -2),
         ("passages.firsts.npy", -2),
     ],
 )
-def test_a_damaged_index_is_refused_not_read(index, file, at):
+def test_a_damaged_table_is_refused_at_open(index, file, at):
     flip_byte(index.path / file, at)
     with pytest.raises(IndexLoadError, match=rf"damaged searchain index \({file}"):
         BM25Index.load(index.path)
 
 
-def test_verify_reads_every_byte_of_a_large_index(tmp_path, monkeypatch):
-    """Past the small-file limit only sizes are checked at load; --verify checks the content."""
-    import searchain.tools.retrieval.index_files as index_files
+@pytest.mark.parametrize(
+    ("file", "at"),
+    [
+        ("passages.zst", 40),  # an edited passage
+        ("bm25/postings.bin", -12),  # a garbled posting
+    ],
+)
+def test_a_damaged_large_file_is_refused_when_a_search_first_reads_it(index, file, at):
+    """The two large files are checked chunk by chunk as they are first read, not at open."""
+    flip_byte(index.path / file, at)
+    opened = BM25Index.load(index.path)  # sizes checked: the content waits for a search
+    with pytest.raises(
+        IndexLoadError,
+        match=rf"damaged searchain index \({re.escape(file)}, bytes 0 to [\d,]+, does not "
+        rf"match its checksum\): `searchain index --verify {re.escape(str(index.path))}`",
+    ):
+        opened.search("album drew", k=5)
 
+
+def test_verify_reads_every_byte_of_a_large_index(tmp_path):
+    """The large files are not read at open; --verify checks their content."""
     corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
     built = BM25Index.build(read_corpus(corpus), tmp_path / "index")
     assert BM25Index.verify(tmp_path / "index").startswith(f"{tmp_path / 'index'}: 5 passages")
-    monkeypatch.setattr(index_files, "SMALL_FILE", 10)  # as if every file were large
     flip_byte(built.path / "passages.zst", 40)
-    assert len(BM25Index.load(tmp_path / "index")) == 5  # same size: not seen at load
-    with pytest.raises(IndexLoadError, match=r"passages.zst does not match its checksum"):
+    assert len(BM25Index.load(tmp_path / "index")) == 5  # same size: not seen at open
+    with pytest.raises(IndexLoadError, match=r"passages.zst, bytes 0 to [\d,]+, does not match"):
         BM25Index.verify(tmp_path / "index")
 
 
@@ -306,7 +322,7 @@ def test_an_index_opened_with_another_stemmer_release_says_so(tmp_path):
     installed = importlib.metadata.version("PyStemmer")
     assert manifest["stemmer"] == installed
     manifest["stemmer"] = "3.0.0"
-    manifest_path.write_text(json.dumps(manifest))
+    manifest_path.write_text(sealed(manifest))  # as that release would have written it
     with pytest.warns(IndexTokenizerWarning, match=f"PyStemmer 3.0.0 .* has {installed}"):
         reopened = BM25Index.load(tmp_path / "idx")
     with pytest.warns(IndexTokenizerWarning) as caught:

@@ -122,21 +122,18 @@ def test_an_index_missing_its_lengths_is_named_damaged(tmp_path):
         update(tmp_path / "index")
 
 
-def test_a_damaged_passage_store_is_named_not_copied_into_the_new_version(tmp_path, monkeypatch):
-    """Past the small-file limit a load checks the store's size only: the update checks its bytes
-    before copying its blocks, and publishes nothing."""
-    import searchain.tools.retrieval.index_files as index_files
-
+def test_a_damaged_passage_store_is_named_not_copied_into_the_new_version(tmp_path):
+    """An open checks the store's size only: the update checks its bytes before copying its
+    blocks, and publishes nothing."""
     root = tmp_path / "docs"
     write(root, {f"f{i}": ("md", f"title {i}", " ".join(WORDS * 3)) for i in range(6)})
     index = BM25Index.build(Documents([root], words=12), tmp_path / "index")
-    monkeypatch.setattr(index_files, "SMALL_FILE", 10)  # as if every file were large
     store = index.path / "passages.zst"
     data = bytearray(store.read_bytes())
     data[40] ^= 0x20
     store.write_bytes(bytes(data))
     (root / "sub" / "f5.md").write_text("# changed\n\nnew words\n")  # the last: block 0 kept
-    with pytest.raises(IndexLoadError, match=r"damaged searchain index \(passages.zst does not"):
+    with pytest.raises(IndexLoadError, match=r"damaged searchain index \(passages.zst, bytes 0 to"):
         update(tmp_path / "index")
     assert (tmp_path / "index").resolve() == index.path  # the old version still the index
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["docs", "index", index.path.name])

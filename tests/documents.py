@@ -104,6 +104,22 @@ def docx_bytes(blocks: Sequence[tuple[str, str]], *, title: str = "") -> bytes:
     return out.getvalue()
 
 
+def docx_body(body: bytes) -> bytes:
+    """A DOCX whose document.xml body is ``body`` (python-docx's own package around it): the
+    shape of a decompression bomb, ``<w:p/>`` repeated (700:1 deflated)."""
+    import zipfile
+
+    package = zipfile.ZipFile(io.BytesIO(docx_bytes([("p", "")])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as made:
+        for item in package.infolist():
+            data = package.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data.split(b"<w:body>")[0] + b"<w:body>" + body + b"</w:body></w:document>"
+            made.writestr(item.filename, data)
+    return out.getvalue()
+
+
 PAINTERS = [
     ["Giotto di Bondone painted the frescoes of the Arena Chapel in Padua.",
      "The chapel was finished around 1305."],

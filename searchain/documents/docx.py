@@ -48,7 +48,7 @@ def extract(data: bytes, name: str) -> Extracted:
                 "DOCX may hold (a zip bomb?)"
             )
         document = docx.Document(io.BytesIO(data))
-    except Unreadable:
+    except (Unreadable, MemoryError):  # a memory budget reached is said as such by the reader
         raise
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise Unreadable(f"not a readable DOCX ({exc})") from None

@@ -125,6 +125,47 @@ def test_a_pdf_the_graph_cannot_read_fails_the_run_in_one_line(deployment):
     assert state.get("uploads", []) == []
 
 
+def test_a_docx_bomb_in_the_chat_costs_the_worker_nothing_and_fails_in_one_line(deployment):
+    """Issue 67, case 1: a 191 KiB DOCX of empty paragraphs took a worker from 312 MiB to 3 GiB
+    and kept a core busy after its run was cancelled. It is read in a process of its own now,
+    within 512 MiB: the run fails naming the budget, the worker's memory stays where it was, and
+    no reading process is left."""
+    from tests.documents import docx_body
+    from tests.integration.test_server_hostile import worker_memory
+
+    bomb = docx_body(b"<w:p/>" * (40 << 20))  # 240 MiB of XML, under the 256 MiB unpacked bound
+    assert len(bomb) < 400 << 10
+    erin = fresh(deployment)
+    thread = erin.threads.create()["thread_id"]
+    before = worker_memory(deployment)
+    sent = block(bomb, "bomb.docx", DOCX)
+    with pytest.raises(
+        Exception, match=r"^\w+: bomb.docx cannot be read: over the reading budget of 512 MiB"
+    ):
+        erin.runs.wait(thread, "searchain", input=asked(sent))
+    assert worker_memory(deployment) - before < 128 << 20
+    assert readers_running() == []
+    assert erin.threads.get_state(thread)["values"].get("uploads", []) == []
+
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def readers_running() -> list[int]:
+    """The pids of reading processes alive (``python -m searchain.documents.child``)."""
+    from pathlib import Path
+
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"searchain.documents.child" in command:
+            found.append(int(proc.name))
+    return found
+
+
 def test_mcp_clients_send_files_with_the_question(deployment):
     fresh(deployment)
     pdf = {"name": "painters.pdf", "mime_type": "application/pdf",

@@ -4,13 +4,11 @@ with which, and its neighbours are read."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
 import subprocess
 import sys
-import zipfile
 
 import pytest
 
@@ -18,23 +16,7 @@ from searchain.documents.collection import Documents
 from searchain.documents.extracted import Unreadable
 from searchain.documents.reading import Budget, PageBound, Reader
 from tests.conftest import ROOT
-
-
-def docx_of(body: bytes) -> bytes:
-    """A DOCX whose document.xml body is ``body`` (python-docx's own package around it)."""
-    docx = pytest.importorskip("docx")
-    made = io.BytesIO()
-    docx.Document().save(made)
-    package = zipfile.ZipFile(io.BytesIO(made.getvalue()))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as bomb:
-        for item in package.infolist():
-            data = package.read(item.filename)
-            if item.filename == "word/document.xml":
-                head = data.split(b"<w:body>")[0]
-                data = head + b"<w:body>" + body + b"</w:body></w:document>"
-            bomb.writestr(item.filename, data)
-    return out.getvalue()
+from tests.documents import docx_body
 
 
 def paragraph(text: str) -> bytes:
@@ -43,7 +25,7 @@ def paragraph(text: str) -> bytes:
 
 def test_a_file_is_read_in_another_process_and_comes_back_whole():
     with Reader() as reader:
-        reading = reader.read("docx", docx_of(paragraph("Giotto taught Lorenzo.")), "a.docx")
+        reading = reader.read("docx", docx_body(paragraph("Giotto taught Lorenzo.")), "a.docx")
         child = reader._child
         assert child is not None and child.pid != os.getpid()
         again = reader.read("text", b"Plain words.\n", "b.txt")  # the same process, reused
@@ -57,7 +39,7 @@ def test_a_file_is_read_in_another_process_and_comes_back_whole():
 
 def test_a_docx_bomb_stops_at_the_memory_budget_and_the_next_file_is_read():
     """24 MiB of empty paragraphs in 70 KiB: lxml's tree of them is far over 128 MiB."""
-    bomb = docx_of(b"<w:p/>" * (4 << 20))
+    bomb = docx_body(b"<w:p/>" * (4 << 20))
     assert len(bomb) < 128 << 10
     with Reader(Budget(memory_mib=128)) as reader:
         with pytest.raises(Unreadable, match="over the reading budget of 128 MiB of memory"):
@@ -69,7 +51,7 @@ def test_a_docx_bomb_stops_at_the_memory_budget_and_the_next_file_is_read():
 
 def test_a_parse_over_its_cpu_budget_is_stopped_by_the_kernel():
     """300,000 empty paragraphs: seconds of python-docx, little memory."""
-    slow = docx_of(b"<w:p/>" * 300_000)
+    slow = docx_body(b"<w:p/>" * 300_000)
     budget = Budget(base_seconds=0.5, seconds_per_mib=0.001)
     with (
         Reader(budget) as reader,
@@ -90,7 +72,7 @@ def test_a_reader_past_its_wall_deadline_is_killed():
 
 def test_text_beyond_what_the_bytes_allow_is_refused():
     """One paragraph of 2 million letters deflates to a few KiB: a decompression bomb."""
-    bomb = docx_of(paragraph("a" * 2_000_000))
+    bomb = docx_body(paragraph("a" * 2_000_000))
     budget = Budget(base_chars=1000, chars_per_byte=10)
     with Reader(budget) as reader:
         with pytest.raises(Unreadable, match=r"2,000,000 characters of text from [\d.]+ KiB"):
@@ -111,7 +93,7 @@ def test_a_pdf_over_the_callers_page_bound_is_refused_before_it_is_read(tmp_path
 
 
 def test_a_folder_with_a_bomb_indexes_its_neighbours_and_names_the_bomb(tmp_path):
-    (tmp_path / "bomb.docx").write_bytes(docx_of(b"<w:p/>" * (4 << 20)))
+    (tmp_path / "bomb.docx").write_bytes(docx_body(b"<w:p/>" * (4 << 20)))
     (tmp_path / "notes.md").write_text("# Notes\n\nGiotto taught Lorenzo Monaco.\n")
     documents = Documents([tmp_path], budget=Budget(memory_mib=128))
     passages = list(documents)
@@ -125,7 +107,7 @@ def test_a_folder_with_a_bomb_indexes_its_neighbours_and_names_the_bomb(tmp_path
 def test_the_reading_process_holds_the_memory_the_parent_never_takes(tmp_path):
     """Peak RSS of each process: the reading one within its budget, the build's far below the
     2.9 GB the bomb took when it was parsed in the process that indexes."""
-    (tmp_path / "bomb.docx").write_bytes(docx_of(b"<w:p/>" * (16 << 20)))
+    (tmp_path / "bomb.docx").write_bytes(docx_body(b"<w:p/>" * (16 << 20)))
     script = (
         "import json, resource, sys\n"
         "from searchain.documents.collection import Documents\n"

@@ -13,13 +13,18 @@ new. One process serves a whole build, so the cost is one interpreter start, not
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -70,6 +75,61 @@ class Budget:
     def chars(self, size: int) -> int:
         """Characters of text a file of ``size`` bytes may give."""
         return self.base_chars + self.chars_per_byte * size
+
+
+class Readings:
+    """The reading processes one run started: stopped together when the run ends, however.
+
+    A run cancelled, or whose client went away, ends in the server while the node reading its
+    files goes on in a worker thread; the processes are killed here at once, and a process that
+    thread would start afterwards is refused.
+    """
+
+    def __init__(self) -> None:
+        self._children: list[subprocess.Popen[bytes]] = []
+        self._ended = False
+        self._lock = threading.Lock()
+
+    def add(self, child: subprocess.Popen[bytes]) -> None:
+        """Count ``child`` as this run's; killed at once if the run has ended."""
+        with self._lock:
+            if not self._ended:
+                self._children.append(child)
+                return
+        child.kill()
+        child.wait()
+        raise Unreadable("its run ended before it was read")
+
+    def stop(self) -> None:
+        """Kill every reading process of the run still alive, and wait for each to be gone."""
+        with self._lock:
+            self._ended = True
+            children, self._children = self._children, []
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+
+
+RUN_READINGS: ContextVar[Readings | None] = ContextVar("searchain_run_readings", default=None)
+"""The running run's :class:`Readings` (the team server sets it for each run it executes); a
+reader started where none is set (the CLI, a Python caller) is only its own."""
+
+
+@contextmanager
+def run_readings() -> Iterator[Readings]:
+    """One run's reading processes: those started in this block, or threads it starts.
+
+    They are killed when the block is left, however it is left.
+    """
+    readings = Readings()
+    token = RUN_READINGS.set(readings)
+    try:
+        yield readings
+    finally:
+        readings.stop()
+        with contextlib.suppress(ValueError):  # left in another context than it was entered
+            RUN_READINGS.reset(token)
 
 
 class PageBound(Unreadable):
@@ -162,6 +222,9 @@ class Reader:
                 env={**os.environ, "MALLOC_ARENA_MAX": "2"},
                 start_new_session=True,  # Ctrl-C reaches the parent, which stops it
             )
+            readings = RUN_READINGS.get()
+            if readings is not None:
+                readings.add(self._child)
         return self._child
 
     def _reply(self, child: subprocess.Popen[bytes], deadline: float) -> dict[str, Any] | None:

@@ -151,6 +151,50 @@ def test_a_docx_bomb_in_the_chat_costs_the_worker_nothing_and_fails_in_one_line(
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 
+def test_cancelling_a_run_kills_the_process_reading_its_file_at_once(deployment):
+    """Issue 67, case 1: after a cancel the worker burned 15 s of CPU in the next 20 s, and the
+    run's place in the fair share was free while the read went on. The reading process is
+    stopped here (SIGSTOP) so it can end no other way before its 140 s deadline: the cancel
+    alone must kill it."""
+    import io
+    import os
+    import signal
+    import zipfile
+
+    from tests.documents import docx_body
+
+    packed = io.BytesIO(docx_body(b"<w:p/>" * 100_000))
+    with zipfile.ZipFile(packed, "a") as more:  # 3 MiB of bytes that do not deflate: a budget
+        more.writestr("word/media/pad.bin", os.urandom(3 << 20), zipfile.ZIP_STORED)  # of 65 s
+    erin = fresh(deployment)
+    thread = erin.threads.create()["thread_id"]
+    run = erin.runs.create(
+        thread, "searchain", input=asked(block(packed.getvalue(), "long.docx", DOCX))
+    )
+    reading = wait_for(lambda: readers_running() or None)
+    for pid in reading:
+        os.kill(pid, signal.SIGSTOP)
+    erin.runs.cancel(thread, run["run_id"])
+    assert wait_for(lambda: not any(pid in readers_running() for pid in reading) or None)
+    status = wait_for(
+        lambda: erin.runs.get(thread, run["run_id"])["status"] in ("interrupted", "error") or None
+    )
+    assert status and readers_running() == []
+
+
+def wait_for(check, tries: int = 600):
+    """What ``check`` returns once it is truthy, asked every 0.1 s (at most a minute)."""
+    import threading
+
+    pause = threading.Event()
+    for _ in range(tries):
+        found = check()
+        if found:
+            return found
+        pause.wait(0.1)
+    return None
+
+
 def readers_running() -> list[int]:
     """The pids of reading processes alive (``python -m searchain.documents.child``)."""
     from pathlib import Path

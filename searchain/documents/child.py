@@ -51,12 +51,12 @@ def read(request: dict[str, Any], data: bytes) -> dict[str, Any]:
     fmt, name = request["fmt"], request["name"]
     try:
         pages = None
-        if fmt == "pdf":
+        if fmt == "pdf" and request["max_pages"] is not None:  # counted only where bounded
             from searchain.documents.pdf import page_count
 
             check_content(fmt, data)  # before PDFium sees it
             pages = page_count(data)
-            if request["max_pages"] is not None and pages > request["max_pages"]:
+            if pages > request["max_pages"]:
                 return {"over": "pages", "pages": pages}
         document = extract(fmt, data, name)
     except Unreadable as exc:

@@ -147,7 +147,7 @@ class Reading:
     document: Extracted
     """The text, ready to split."""
     pages: int | None
-    """A PDF's pages; None for other formats."""
+    """A PDF's pages, counted where the caller bounds them (``max_pages``); else None."""
 
 
 class Reader:

@@ -120,6 +120,35 @@ def docx_body(body: bytes) -> bytes:
     return out.getvalue()
 
 
+def pdf_bomb(inflated: int) -> bytes:
+    """A one-page PDF whose content stream inflates to about ``inflated`` bytes of text shown
+    (deflated some 1000:1): what PDFium must decompress and lay out to read it."""
+    import zlib
+
+    shown = b"(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa) Tj "
+    stream = zlib.compress(b"BT /F1 12 Tf 72 720 Td " + shown * (inflated // len(shown)) + b"ET", 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R"
+        b" >> >> /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % at for at in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        table,
+    )
+    return bytes(out)
+
+
 PAINTERS = [
     ["Giotto di Bondone painted the frescoes of the Arena Chapel in Padua.",
      "The chapel was finished around 1305."],

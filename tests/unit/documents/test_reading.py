@@ -81,6 +81,23 @@ def test_text_beyond_what_the_bytes_allow_is_refused():
         assert reader.read("text", plain, "plain.txt").document.sections
 
 
+def test_a_pdf_whose_page_inflates_past_the_budget_is_skipped_and_its_neighbour_read(tmp_path):
+    """Issue 67, case 7 (not tried before): a compression bomb inside a PDF's content stream.
+    PDFium, out of address space, aborts the reading process; the build goes on."""
+    from tests.documents import pdf_bomb
+
+    bomb = pdf_bomb(100 << 20)
+    assert len(bomb) < 512 << 10
+    (tmp_path / "bomb.pdf").write_bytes(bomb)
+    (tmp_path / "notes.txt").write_text("The neighbour is read.\n")
+    documents = Documents([tmp_path], budget=Budget(memory_mib=128))
+    assert [" ".join(p.text.split()) for p in documents] == ["The neighbour is read."]
+    [skipped] = documents.skipped
+    assert skipped.path == "bomb.pdf"
+    assert skipped.reason.startswith(("over the reading budget", "its reader stopped (SIG"))
+    assert "128 MiB" in skipped.reason
+
+
 def test_a_pdf_over_the_callers_page_bound_is_refused_before_it_is_read(tmp_path):
     from tests.documents import pdf_bytes
 

@@ -200,11 +200,12 @@ class Reader:
         """Stop the reading process, if one runs (the next read starts another)."""
         child, self._child = self._child, None
         if child is not None:
-            child.kill()
-            child.wait()
-            for pipe in (child.stdin, child.stdout):
+            for pipe in (child.stdin, child.stdout):  # its stdin closed: it ends by itself too
                 if pipe is not None:
                     pipe.close()
+            with contextlib.suppress(OSError):  # one started before its parent gave up root
+                child.kill()
+            child.wait()
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None or self._child.poll() is not None:

@@ -19,6 +19,7 @@ PG_USER="${PG_USER:-postgres}"
 STATE="$PG_BASE/current"
 
 log() { echo "postgres.sh: $*" >&2; }
+die() { log "$*"; exit 1; }
 
 bindir() {
   local dir
@@ -53,12 +54,19 @@ start() {
   fi
   stop  # what a killed run left behind
   local bin; bin="$(bindir)"
-  rm -rf "$STATE"; mkdir -p "$STATE/data"
+  rm -rf "$STATE"
+  # The folders made here are opened to others (the server runs as $PG_USER under root); a
+  # folder above them is never touched (making PG_BASE's parent 755 once closed /tmp itself).
+  local made=() up="$STATE"
+  while [ ! -e "$up" ]; do made+=("$up"); up="$(dirname "$up")"; done
+  mkdir -p "$STATE/data"
   local run=()
   if [ "$(id -u)" = 0 ]; then
+    chmod 755 "${made[@]}"
     chown -R "$PG_USER" "$STATE"
-    chmod 755 "$PG_BASE" "$(dirname "$PG_BASE")"
     run=(runuser -u "$PG_USER" --)
+    "${run[@]}" test -x "$STATE" \
+      || die "$PG_USER cannot enter $STATE (a folder above it is closed to others): set PG_BASE under a folder others may enter"
   fi
   "${run[@]}" "$bin/initdb" -D "$STATE/data" -U searchain -A trust -E UTF8 --no-sync >/dev/null
   local port; port="$(free_port)"

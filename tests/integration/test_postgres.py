@@ -134,8 +134,10 @@ def test_a_server_left_dead_by_a_killed_run_is_started_again(postgres_server):
     def run(verb):
         return subprocess.run([script, verb], env=env, capture_output=True, text=True, timeout=300)
 
-    first = run("start")
+    above = base.parent.stat().st_mode  # /tmp's 1777: once made 755 by the start, which
+    first = run("start")  # closed /tmp to every other user (Elasticsearch could not start)
     assert first.returncode == 0, first.stderr
+    assert base.parent.stat().st_mode == above
     pid = int((base / "current" / "data" / "postmaster.pid").read_text().split()[0])
     os.kill(pid, signal.SIGKILL)  # the postmaster only, as a killed session leaves it
     try:

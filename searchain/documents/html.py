@@ -25,6 +25,10 @@ _BLOCKS = {
     "figcaption", "form", "fieldset", "address", "details", "summary", "caption",
 }  # fmt: skip
 _CELLS = {"td", "th"}
+_LIMIT = re.compile(r"Excessive depth|huge", re.IGNORECASE)
+"""A limit libxml2 reports (as a resource limit from 2.13, an internal error before)."""
+_HUGE = re.compile(r",? use XML_PARSE_HUGE option")
+"""The advice to libxml2's callers in its message, not a reader's."""
 _CHARSET = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.IGNORECASE)
 
 
@@ -62,8 +66,8 @@ def extract(data: bytes, name: str) -> Extracted:
     except (lxml.etree.ParserError, ValueError) as exc:
         raise Unreadable(f"not readable HTML ({exc})") from None
     for error in parser.error_log:  # libxml2 drops what lies past a limit, and recovers
-        if error.type_name == "ERR_RESOURCE_LIMIT":
-            limit = error.message.split(", use XML_PARSE_HUGE")[0]
+        if error.type_name == "ERR_RESOURCE_LIMIT" or _LIMIT.search(error.message):
+            limit = _HUGE.sub("", error.message).strip()
             raise Unreadable(f"past the HTML parser's limits ({limit}): the rest would go unread")
     builder = SectionBuilder()
     line: list[str] = []

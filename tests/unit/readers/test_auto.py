@@ -28,10 +28,10 @@ def without(monkeypatch, *names):
 def test_without_the_models_extra_the_llm_reads_and_the_line_says_how_to_get_dpr(
     monkeypatch, tmp_path
 ):
-    without(monkeypatch, "torch")
+    without(monkeypatch, "torch", "transformers")  # as the floors' environment has neither
     chosen = auto_reader()
     assert chosen.spec == "llm"
-    assert chosen.line().startswith("reader: llm (auto: torch not installed")
+    assert chosen.line().startswith("reader: llm (auto: torch and transformers not installed")
     assert "pip install 'searchain[models]'" in chosen.line()
     script = tmp_path / "s.json"
     script.write_text(SCRIPTED)

@@ -75,16 +75,7 @@ def test_the_gate_refuses_an_unlisted_route_and_a_websocket(monkeypatch, tmp_pat
         reached.append(scope.get("path", scope["type"]))
 
     def call(scope: dict) -> list[dict]:
-        sent: list[dict] = []
-
-        async def send(message: dict) -> None:
-            sent.append(message)
-
-        async def receive() -> dict:
-            return {"type": "http.request"}
-
-        asyncio.run(KeyGate(app)(scope, receive, send))
-        return sent
+        return through(KeyGate(app), scope)
 
     key = [(b"x-api-key", b"sk-a-key-that-is-long-enough")]
     http = {"type": "http", "method": "POST", "headers": key, "query_string": b""}
@@ -127,16 +118,7 @@ def test_a_preflight_for_an_unlisted_route_gets_that_routes_404_before_any_middl
         reached.append(scope.get("path", scope["type"]))
 
     def call(scope: dict) -> list[dict]:
-        sent: list[dict] = []
-
-        async def send(message: dict) -> None:
-            sent.append(message)
-
-        async def receive() -> dict:
-            return {"type": "http.request"}
-
-        asyncio.run(PreflightGate(app)(scope, receive, send))
-        return sent
+        return through(PreflightGate(app), scope)
 
     def preflight(path: str, method: bytes) -> dict:
         headers = [(b"origin", b"https://a.example"), (b"access-control-request-method", method)]
@@ -153,3 +135,17 @@ def test_a_preflight_for_an_unlisted_route_gets_that_routes_404_before_any_middl
     assert call(plain) == []  # no preflight: the key gate inside refuses it (401)
     assert call({"type": "lifespan"}) == []
     assert reached == ["/runs/wait", "/runs/crons", "lifespan"]
+
+
+def through(gate, scope: dict) -> list[dict]:
+    """What an ASGI ``gate`` sends for one request ``scope`` (nothing: it passed it on)."""
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    async def receive() -> dict:
+        return {"type": "http.request"}
+
+    asyncio.run(gate(scope, receive, send))
+    return sent

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's tests/ doubles
 
 from searchain.eval.datasets import FILES, data_dir, records
-from searchain.eval.metrics import exact_match, f1
+from searchain.questions.metrics import exact_match, f1
 from searchain.text import normalize_answer
 from tests.unit.eval.test_metrics import (
     _official_hotpot_f1,

@@ -1,1 +1,1 @@
-"""Evaluation: the shared data sets, the pooled retrieval corpus, metrics and runs."""
+"""Evaluation: the pooled retrieval corpus, runs of every method, and the paper's tables."""

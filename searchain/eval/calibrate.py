@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from searchain.eval.datasets import Split, musique_hops, paragraphs, records
-from searchain.eval.metrics import f1
+from searchain.questions.metrics import f1
 from searchain.text import normalize_answer
 from searchain.tools.readers.batch import read_many
 from searchain.tools.readers.calibration import Calibration

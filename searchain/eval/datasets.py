@@ -11,10 +11,10 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from searchain.questions.record import Hop, Record
 from searchain.types import Passage
 
 Split = Literal["tune", "report", "all"]
@@ -75,18 +75,6 @@ def pooled_corpus(root: Path) -> list[Passage]:
     return [Passage(pid, title, text) for (title, text), pid in seen.items()]
 
 
-@dataclass(frozen=True)
-class Hop:
-    """One gold sub-question of a MuSiQue record, earlier hop answers substituted."""
-
-    question: str
-    """The sub-question with ``#1``, ``#2``… replaced by the earlier hops' answers."""
-    answer: str
-    """The hop's gold answer."""
-    gold: tuple[str, str]
-    """The supporting paragraph, ``(title, text)``."""
-
-
 def musique_hops(root: Path, split: Split = "tune") -> list[Hop]:
     """The gold sub-questions of MuSiQue's ``split``, in record and hop order."""
     return [hop for r in records(root, "musique", split) for hop in _hops(r, paragraphs(r))]
@@ -100,26 +88,6 @@ def _hops(record: dict[str, Any], paras: list[tuple[str, str]]) -> Iterator[Hop]
         )
         yield Hop(question, step["answer"], paras[step["paragraph_support_idx"]])
         answers.append(step["answer"])
-
-
-@dataclass(frozen=True)
-class Record:
-    """One evaluation question, whichever data set it comes from."""
-
-    dataset: str
-    """Data set name (musique, hotpotqa, 2wikimultihopqa, strategyqa, fever)."""
-    id: str
-    """The data set's own id."""
-    question: str
-    """The question, or the claim for fact checking."""
-    answers: tuple[str, ...]
-    """The gold answer first, then its aliases (a label for yes/no and fact checking)."""
-    task: str
-    """Prompt family: qa, yesno or factcheck."""
-    gold_paragraphs: tuple[tuple[str, str], ...] = ()
-    """Supporting paragraphs as ``(title, text)``, where the data has them."""
-    hops: tuple[Hop, ...] = ()
-    """Gold sub-questions (MuSiQue), earlier answers substituted."""
 
 
 DATASETS = ("musique", "hotpotqa", "2wikimultihopqa", "strategyqa", "fever")

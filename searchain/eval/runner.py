@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from searchain.eval.alce import alce_scores
-from searchain.eval.datasets import Record
-from searchain.eval.metrics import (
+from searchain.eval.usage import UsageCounter
+from searchain.methods import Method, get_method
+from searchain.output import result_to_json
+from searchain.questions.metrics import (
     OFFICIAL_STYLE,
     cover_em,
     cover_em_words,
@@ -30,9 +32,7 @@ from searchain.eval.metrics import (
     label_accuracy,
     paragraph_recall,
 )
-from searchain.eval.usage import UsageCounter
-from searchain.methods import Method, get_method
-from searchain.output import result_to_json
+from searchain.questions.record import Record
 from searchain.state import KnowledgeSource
 from searchain.text import normalize_answer
 from searchain.tools.verifiers.resolve import resolve_verifier

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from searchain.context import Context
-from searchain.eval.datasets import Record, load_records, pooled_corpus, records
+from searchain.eval.datasets import load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.methods import METHODS, Setup, get_method
 from searchain.prompts.ircot import SHIPPED
+from searchain.questions.record import Record
 from searchain.tools.verifiers.resolve import resolve_verifier
 
 Stage = Callable[[str], None]

@@ -31,7 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from searchain.eval.datasets import Record
+from searchain.questions.record import Record
 from searchain.text import normalize_answer
 from searchain.types import Passage, ReaderAnswer
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from searchain.context import Context
-    from searchain.eval.datasets import Record
+    from searchain.questions.record import Record
 
 VERSION = 1
 """Changes when the choice of demonstrations does, so cached ones are built again."""
@@ -31,7 +31,7 @@ VERSION = 1
 
 def right(record: Record, answer: str) -> bool:
     """Whether ``answer`` is the record's gold answer, by the data set's own check."""
-    from searchain.eval.metrics import exact_match, label_accuracy
+    from searchain.questions.metrics import exact_match, label_accuracy
 
     if record.task in ("yesno", "factcheck"):
         return label_accuracy(answer, record.answers[0]) == 1.0

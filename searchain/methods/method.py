@@ -20,7 +20,7 @@ from searchain.context import Context
 from searchain.files import write_atomic
 
 if TYPE_CHECKING:
-    from searchain.eval.datasets import Record
+    from searchain.questions.record import Record
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ from langchain_core.messages import HumanMessage
 
 from searchain.context import Context
 from searchain.eval.datasets import data_dir, load_records, pooled_corpus, records
-from searchain.eval.metrics import cover_em
 from searchain.eval.simulated import SimulatedLLM, SimulatedReader
 from searchain.graph.searchain import build_graph
 from searchain.prompts import render, task_prompt
+from searchain.questions.metrics import cover_em
 from searchain.tools.retrieval.bm25 import BM25Index
 
 

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
-from searchain.eval.datasets import Record
 from searchain.methods import Setup, get_method
 from searchain.methods.dsp import bootstrap_dsp_demos
+from searchain.questions.record import Record
 from tests.conftest import ScriptedReplies
 from tests.unit.nodes.baselines.test_baselines import QUESTION, Recorder
 

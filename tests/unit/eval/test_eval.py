@@ -14,11 +14,11 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
-from searchain.eval.datasets import Record
 from searchain.eval.figures import alce_figures, citation_figures, format_figures, hop_figures
 from searchain.eval.report import load_runs, write_report
 from searchain.eval.runner import EvalSpec, read_results, run_records, score
 from searchain.methods import METHODS, get_method
+from searchain.questions.record import Record
 from searchain.types import Passage
 from tests.conftest import TableRetriever, require_module
 

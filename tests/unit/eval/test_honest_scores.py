@@ -13,12 +13,13 @@ import pytest
 from langchain_core.messages import BaseMessage
 from pydantic import Field
 
-from searchain.eval.datasets import DATASETS, Record, load_records
+from searchain.eval.datasets import DATASETS, load_records
 from searchain.eval.runner import EvalSpec, result_line
 from searchain.eval.usage import UsageCounter
 from searchain.methods import METHODS
 from searchain.prompts import task_names, task_prompt
 from searchain.prompts.ircot import SHIPPED, load_demos
+from searchain.questions.record import Record
 from searchain.text import normalize_answer
 from searchain.tools.llms.scripted import ScriptedChatModel
 from searchain.types import Passage

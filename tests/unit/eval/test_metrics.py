@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from searchain.eval.metrics import (
+from searchain.questions.metrics import (
     cover_em,
     cover_em_words,
     exact_match,

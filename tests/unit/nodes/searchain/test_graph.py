@@ -6,11 +6,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from searchain.context import Context
-from searchain.eval.datasets import Record
 from searchain.eval.runner import EvalSpec, result_line
 from searchain.eval.usage import UsageCounter
 from searchain.graph.searchain import build_graph
 from searchain.methods import get_method
+from searchain.questions.record import Record
 from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 Q = "Where do greyhound buses that are in the birthplace of Spirit If...'s performer leave from?"

@@ -20,11 +20,11 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from searchain.context import Context
-from searchain.eval.datasets import Record
 from searchain.eval.runner import EvalSpec, result_line
 from searchain.eval.usage import UsageCounter
 from searchain.graph.searchain import build_graph
 from searchain.methods import get_method
+from searchain.questions.record import Record
 from searchain.types import Passage, ReaderAnswer
 from tests.conftest import TableRetriever
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from searchain.eval.datasets import Record
 from searchain.eval.runner import EvalSpec, result_line
 from searchain.eval.usage import UsageCounter
 from searchain.integrations import format_answer
 from searchain.methods import get_method
 from searchain.output import result_to_json
 from searchain.provenance import unstated_notes
+from searchain.questions.record import Record
 from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 from tests.unit.nodes.searchain.test_graph import (
     AFTER_UNSOLVED,

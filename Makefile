@@ -18,7 +18,7 @@ READER ?= auto
 # are neither make's nor the shell's to expand.
 export SEARCHAIN_DEMO_QUESTION = $(value QUESTION)
 
-.PHONY: install demo demo-run test lint
+.PHONY: install demo demo-run test lint check
 
 # setuptools warns on every editable install about folders named like the package (a note for
 # src-less layouts that does not apply here: tests and the CLI import this very checkout).
@@ -52,6 +52,12 @@ demo-run:
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The loop while changing code: lint and every test that needs no server (tests/unit), its time
+# printed. `make test` is the whole suite.
+check: lint
+	@started=$$(date +%s); SEARCHAIN_TEST_SERVERS=none $(BIN)/pytest -q -p no:cacheprovider tests/unit \
+	  && echo "make check: lint and tests/unit passed in $$(( $$(date +%s) - started )) s"
 
 # The whole suite, with every server it needs started before and stopped after (scripts/test.sh):
 # exactly what CI runs. SEARCHAIN_TEST_SERVERS=none runs pytest alone (server tests skip).

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from searchain.errors import SettingError
+
 
 def write_atomic(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file renamed into place.
@@ -83,9 +85,13 @@ def check_target(
             f"{option} {path} is a link or a special file, not a {what}: give another path"
         )
     if path.exists() and ours is not None and not force and not ours(path):
-        raise ValueError(
-            f"{option} {path} exists and is not a {what} searchain wrote: give another path, "
-            "or add --force to replace it"
+        raise SettingError(
+            "{option} {path} exists and is not a {what} searchain wrote: give another path, "
+            "or add {force} to replace it",
+            settings=("force",),
+            option=option,
+            path=path,
+            what=what,
         )
     return path
 

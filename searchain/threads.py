@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from searchain.errors import SettingError
 from searchain.redact import redact_url
 from searchain.state import STATE_VERSION, checkpoint_serializer
 
@@ -121,7 +122,12 @@ class ThreadStore:
                 f"(this one reads {STATE_VERSION}); it is left untouched: start a new thread"
             )
         if not rows and not self._checkpointed_one(thread_id):
-            raise ValueError(f"no thread {thread_id!r} in {self.where}: see `searchain threads`")
+            raise SettingError(
+                "no thread {thread!r} in {where}: {threads} lists them",
+                settings=("threads",),
+                thread=thread_id,
+                where=self.where,
+            )
 
     def options(self, thread_id: str) -> dict[str, Any]:
         """The options a thread was started with; one-line errors for unknown or stale threads.
@@ -132,10 +138,12 @@ class ThreadStore:
         query = "SELECT options FROM searchain_threads WHERE thread_id = ?"
         rows = self._execute(query, (thread_id,))
         if not rows:
-            raise ValueError(
-                f"thread {thread_id!r} was made from Python, so the CLI does not know the models "
+            raise SettingError(
+                "thread {thread!r} was made from Python, so the CLI does not know the models "
                 "and index it ran with: continue it from Python (build_graph(checkpointer=...) "
-                "with its context); `searchain show` reads it"
+                "with its context); {show} reads it",
+                settings=("show",),
+                thread=thread_id,
             )
         return json.loads(rows[0][0])
 
@@ -165,27 +173,30 @@ class SqliteThreadStore(ThreadStore):
         self.path = Path(path)
         self.where = str(self.path)
         if not create and not self.path.is_file():
-            raise ValueError(
-                f"no thread database at {self.path}: ask a question first, or pass the --db "
-                "your threads are in"
+            raise SettingError(
+                "no thread database at {path}: ask a question first, or pass the {db} your threads "
+                "are in",
+                settings=("db",),
+                path=self.path,
             )
         if self.path.exists() and not os.access(self.path, os.W_OK):
-            raise ValueError(f"{self.path} is read-only: make it writable or pass another --db")
+            raise _another(self.path, "is read-only: make it writable or pass another {db}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Many processes may write threads to one file: wait for the write lock (WAL lets
             # readers go on meanwhile) rather than failing with "database is locked".
             self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_SECONDS)
         except (OSError, sqlite3.Error) as exc:
-            raise ValueError(
-                f"cannot open {self.path} ({exc}): pass a --db in a writable directory"
+            raise _another(
+                self.path, "cannot be opened ({exc}): pass another {db}", exc=exc
             ) from None
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master")}
         if tables and not ("searchain_threads" in tables or self._langgraph_checkpoints()):
             names = ", ".join(sorted(tables)[:5])
-            raise ValueError(
-                f"{self.path} is another program's SQLite database (tables: {names}): "
-                "pass another --db"
+            raise _another(
+                self.path,
+                "is another program's SQLite database (tables: {names}): pass another {db}",
+                names=names,
             )
         self._query("PRAGMA journal_mode=WAL")
         # Every checkpoint reaches the disk before the next step runs (a power cut loses no
@@ -208,11 +219,11 @@ class SqliteThreadStore(ThreadStore):
                 return self.conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc):
-                raise ValueError(
-                    f"{self.path} is locked by another process: wait for it or pass another --db"
+                raise _another(
+                    self.path, "is locked by another process: wait for it or pass another {db}"
                 ) from None
             if "readonly" in str(exc):
-                raise ValueError(f"{self.path} is read-only: pass another --db") from None
+                raise _another(self.path, "is read-only: pass another {db}") from None
             raise ValueError(f"{self.path} is not a usable thread database ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"{self.path} is not a SQLite database ({exc})") from None
@@ -280,9 +291,12 @@ class PostgresThreadStore(ThreadStore):
             )
         except psycopg.Error as exc:
             reason = " ".join(str(exc).split()) or type(exc).__name__
-            raise ValueError(
-                f"cannot connect to PostgreSQL at {self.where} ({reason}): start the server, "
-                "or pass another --db"
+            raise SettingError(
+                "cannot connect to PostgreSQL at {where} ({reason}): start the server, or pass "
+                "another {db}",
+                settings=("db",),
+                where=self.where,
+                reason=reason,
             ) from None
         self._create_table("DOUBLE PRECISION")
 
@@ -330,10 +344,17 @@ class PostgresThreadStore(ThreadStore):
 
 def busy(thread_id: str) -> ValueError:
     """The one line for a thread another run holds."""
-    return ValueError(
-        f"thread {thread_id!r} is busy: another run is using it; wait for it to finish "
-        "(`searchain threads` shows it), or pass another --thread"
+    return SettingError(
+        "thread {thread!r} is busy: another run is using it; wait for it to finish "
+        "({threads} lists it), or pass another {thread}",
+        settings=("threads", "thread"),
+        thread=thread_id,
     )
+
+
+def _another(path: Path, problem: str, **facts: object) -> SettingError:
+    """``path`` cannot serve as the thread database: ``problem`` names the fix as ``{db}``."""
+    return SettingError("{path} " + problem, settings=("db",), path=path, **facts)
 
 
 def open_store(db: str | Path = DEFAULT_DB, *, create: bool = True) -> ThreadStore:
@@ -344,20 +365,34 @@ def open_store(db: str | Path = DEFAULT_DB, *, create: bool = True) -> ThreadSto
     """
     target = str(db).strip()
     if not target:
-        raise ValueError("--db is empty: pass a SQLite file path or a postgresql:// URL")
+        raise SettingError(
+            "{db} is empty: pass a SQLite file path or a postgresql:// URL",
+            settings=("db",),
+        )
     scheme = urlsplit(target).scheme if "://" in target else ""
     if not scheme and target.lower().startswith(tuple(f"{s}:" for s in POSTGRES_SCHEMES)):
-        raise ValueError(f"--db {redact_url(target)}: a PostgreSQL URL starts postgresql://")
+        raise SettingError(
+            "{db} {url}: a PostgreSQL URL starts postgresql://",
+            settings=("db",),
+            url=redact_url(target),
+        )
     if scheme in POSTGRES_SCHEMES:
         return PostgresThreadStore(target)
     if scheme:
-        raise ValueError(
-            f"--db {redact_url(target)}: {scheme}:// is not supported; pass a SQLite file path "
-            "or a postgresql:// URL"
+        raise SettingError(
+            "{db} {url}: {scheme}:// is not supported; pass a SQLite file path or a "
+            "postgresql:// URL",
+            settings=("db",),
+            url=redact_url(target),
+            scheme=scheme,
         )
     path = Path(target)
     if path.is_dir():
-        raise ValueError(f"--db {path} is a directory: pass a SQLite file path inside it")
+        raise SettingError(
+            "{db} {path} is a directory: pass a SQLite file path inside it",
+            settings=("db",),
+            path=path,
+        )
     return SqliteThreadStore(path, create=create)
 
 

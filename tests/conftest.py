@@ -130,6 +130,13 @@ def require(available: bool, reason: str, *, extra: str | None = None) -> None:
     pytest.skip(reason, allow_module_level=True)
 
 
+def cli_line(exc: BaseException) -> str:
+    """The line the CLI prints for ``exc``: a refusal's settings worded as its flags."""
+    from searchain.cli.common import first_line
+
+    return first_line(exc)
+
+
 def require_module(name: str, extra: str) -> Any:
     """The module ``name`` (which the ``extra`` installs), or a skip through :func:`require`."""
     try:

@@ -14,6 +14,9 @@ import typer.models
 from rich.console import Console
 from rich.markup import escape
 
+from searchain.cli.words import cli_words
+from searchain.errors import Worded
+
 out = Console(highlight=False, soft_wrap=True)
 """Results (stdout): what a script may capture; a line is never cut at the terminal's width."""
 UNBOUNDED = 1 << 20
@@ -151,8 +154,12 @@ TRACEBACK_ENV = "SEARCHAIN_TRACEBACK"
 
 
 def first_line(exc: BaseException) -> str:
-    """An exception's message as one line: its first non-blank line (its type when it has none)."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    """An exception's message as one line: its first non-blank line (its type when it has none).
+
+    A refusal that names settings names them as this CLI's flags and commands.
+    """
+    text = exc.worded(cli_words) if isinstance(exc, Worded) else str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from searchain.errors import SettingError
 from searchain.questions.record import Hop, Record
 from searchain.types import Passage
 
@@ -31,9 +32,11 @@ def data_dir(path: str | Path | None = None) -> Path:
     root = Path(path or os.environ.get("SEARCHAIN_DATA_DIR") or "../shared/data")
     missing = [name for name in FILES.values() if not (root / name).is_file()]
     if missing:
-        raise ValueError(
-            f"{root} lacks {', '.join(missing)}: point SEARCHAIN_DATA_DIR (or --data) at the "
-            "shared data directory"
+        raise SettingError(
+            "{root} lacks {missing}: point {data} at the shared data directory",
+            settings=("data",),
+            root=root,
+            missing=", ".join(missing),
         )
     return root
 

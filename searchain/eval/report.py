@@ -16,6 +16,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from searchain.errors import SettingError
 from searchain.eval.datasets import SPLIT_SIZE
 from searchain.eval.figures import (
     alce_figures,
@@ -297,7 +298,11 @@ def write_report(paths: Sequence[Path], out: Path) -> list[Path]:
     skipped: list[str] = []
     runs = load_runs(paths, skipped)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file: give a directory for the report")
+        raise SettingError(
+            "{out} {path} is a file: give a directory for the report",
+            settings=("out",),
+            path=out,
+        )
     keys = list(dict(next(iter(runs))).keys())
     varying = {k for k in keys if len({dict(r).get(k) for r in runs}) > 1}
     names = {run: label(run, varying) for run in runs}

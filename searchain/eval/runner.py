@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from searchain.errors import SettingError
 from searchain.eval.alce import alce_scores
 from searchain.eval.usage import UsageCounter
 from searchain.methods import Method, get_method
@@ -150,9 +151,13 @@ def done_ids(out: Path, spec: EvalSpec) -> set[str]:
         if result["config"] != wanted:
             differs = sorted(k for k in wanted if result["config"].get(k) != wanted[k])
             found = ", ".join(f"{k}={result['config'].get(k)!r}" for k in differs)
-            raise ValueError(
-                f"{out} holds results of another run configuration (line {number}: {found}): "
-                "write to another --out file"
+            raise SettingError(
+                "{file} holds results of another run configuration (line {number}: {found}): "
+                "write to another {out}",
+                settings=("out",),
+                file=out,
+                number=number,
+                found=found,
             )
         done.add(result["id"])
     return done
@@ -303,7 +308,11 @@ async def run_records(
     ``on_start`` hears how many of ``records`` were already done, ``on_result`` each new line.
     """
     if concurrency < 1:
-        raise ValueError(f"--concurrency must be at least 1, got {concurrency}")
+        raise SettingError(
+            "{concurrency} must be at least 1, got {value}",
+            settings=("concurrency",),
+            value=concurrency,
+        )
     method = get_method(spec.method)
     graph = method.compiled()
     entails = getattr(resolve_verifier(getattr(context, "verifier", "lexical")), "entails", None)

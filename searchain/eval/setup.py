@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from searchain.context import Context
+from searchain.errors import SettingError
 from searchain.eval.datasets import load_records, pooled_corpus, records
 from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.methods import METHODS, Setup, get_method
@@ -35,35 +36,55 @@ def check(spec: EvalSpec) -> None:
         raise ValueError(f"unknown backend {spec.backend!r}: use embedded or elasticsearch")
     if spec.llm == SIMULATED and not method.tree:
         plays = ", ".join(name for name, m in METHODS.items() if m.tree)
-        raise ValueError(
-            f"the simulated LLM writes SearChain's Chains-of-Query only, so {spec.method} would "
-            f"score its fallbacks: use --method {plays}, or a real --llm"
+        raise SettingError(
+            "the simulated LLM writes SearChain's Chains-of-Query only, so {name} would "
+            "score its fallbacks: use {method} {plays}, or a real {llm}",
+            settings=("method", "llm"),
+            name=spec.method,
+            plays=plays,
         )
     if spec.simulated and spec.dataset != "musique":
-        raise ValueError(
+        raise SettingError(
             "the simulated LLM and reader answer from MuSiQue's gold decompositions: "
-            "use --dataset musique"
+            "use {dataset} musique",
+            settings=("dataset",),
         )
     if spec.llm != SIMULATED and (spec.p is not None or spec.u is not None):
-        raise ValueError("--p and --u set the simulated LLM: pass --llm simulated")
+        raise SettingError(
+            "{p} and {u} set the simulated LLM: pass {llm} simulated", settings=("p", "u", "llm")
+        )
     for name in ("p", "u"):
         value = getattr(spec, name)
         if value is not None and not 0.0 <= value <= 1.0:
-            raise ValueError(f"--{name} is a probability: give a value from 0 to 1, got {value}")
+            raise SettingError(
+                "{" + name + "} is a probability: give a value from 0 to 1, got {value}",
+                settings=(name,),
+                value=value,
+            )
     if spec.demos not in ("tuning", "paper"):
         raise ValueError(f"unknown demonstrations {spec.demos!r}: use tuning or paper")
     if spec.demos == "paper" and f"paper-{spec.dataset}" not in SHIPPED:
-        raise ValueError(
-            f"IRCoT published no demonstrations for {spec.dataset}: use --demos tuning"
+        raise SettingError(
+            "IRCoT published no demonstrations for {name}: use {demos} tuning",
+            settings=("demos",),
+            name=spec.dataset,
         )
     if spec.k is not None and method.k_field is None:
-        raise ValueError(f"{spec.method} takes no --k (it retrieves nothing, or always the top 1)")
+        raise SettingError(
+            "{name} takes no {k} (it retrieves nothing, or always the top 1)",
+            settings=("k",),
+            name=spec.method,
+        )
     if spec.k is not None and not 1 <= spec.k <= 50:
-        raise ValueError(f"--k must be between 1 and 50, got {spec.k}")
+        raise SettingError(
+            "{k} must be between 1 and 50, got {value}", settings=("k",), value=spec.k
+        )
     if spec.verifier != "lexical" and not method.tree:
-        raise ValueError(
-            f"{spec.method} cites nothing, so there is nothing to verify: drop --verifier, or "
-            "run a searchain method"
+        raise SettingError(
+            "{name} cites nothing, so there is nothing to verify: drop {verifier}, or run a "
+            "searchain method",
+            settings=("verifier",),
+            name=spec.method,
         )
     resolve_verifier(spec.verifier)  # an unknown verifier fails here, before anything loads
     if method.task == "no_ir" and spec.dataset not in ("musique", "hotpotqa", "2wikimultihopqa"):
@@ -76,7 +97,9 @@ def check(spec: EvalSpec) -> None:
 def eval_records(root: Path, spec: EvalSpec, limit: int | None = None) -> list[Record]:
     """The questions of the run: the split, its first ``limit`` when given."""
     if limit is not None and limit < 1:
-        raise ValueError(f"--limit must be at least 1, got {limit}")
+        raise SettingError(
+            "{limit} must be at least 1, got {value}", settings=("limit",), value=limit
+        )
     return load_records(root, spec.dataset, spec.split)[:limit]  # type: ignore[arg-type]
 
 

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from searchain.errors import SettingError
+
 
 def load_pretrained(
     loader: Any, name_or_path: str, kind: str = "reader", spec: str = "dpr", **kwargs: Any
@@ -15,7 +17,7 @@ def load_pretrained(
 
     A local directory or a model already in the Hugging Face cache loads offline; a hub name is
     fetched only when the network allows it (``HF_HUB_OFFLINE=1`` makes a miss fail at once).
-    ``spec`` is the option's prefix the advice names (``dpr-int8`` for ``--reader dpr-int8:DIR``).
+    ``spec`` is the spec's prefix the advice names (``dpr-int8`` for the reader ``dpr-int8:DIR``).
     """
     if is_path(name_or_path):
         return _load_directory(loader, name_or_path, kind, **kwargs)
@@ -26,7 +28,7 @@ def load_pretrained(
             raise _missing(name_or_path, kind, spec) from None
     unreachable = hub_unreachable()
     if unreachable:  # one attempt, not the hub client's minute of retries
-        raise ValueError(f"{_missing(name_or_path, kind, spec)} ({unreachable})") from None
+        raise _missing(name_or_path, kind, spec, f" ({unreachable})") from None
     try:
         return loader.from_pretrained(name_or_path, **kwargs)
     except OSError:
@@ -83,13 +85,21 @@ def hub_unreachable() -> str:
     return ""
 
 
-def _missing(name: str, kind: str, spec: str) -> ValueError:
+def _missing(name: str, kind: str, spec: str, why: str = "") -> ValueError:
+    setting = "verifier" if kind == "NLI" else "reader"
     fix = (
-        "pass --verifier nli:DIR, or use --verifier lexical"
-        if kind == "NLI"
-        else f"pass --reader {spec}:DIR, or use --reader llm"
+        "nli:DIR, or use {verifier} lexical" if kind == "NLI" else "{spec}:DIR, or use {reader} llm"
     )
-    return ValueError(
-        f"{kind} model {name!r} could not be loaded: download it where the Hugging Face hub is "
-        f"reachable (huggingface-cli download {name} --local-dir DIR) and {fix}"
+    return SettingError(
+        "{kind} model {name!r} could not be loaded: download it where the Hugging Face hub is "
+        "reachable (huggingface-cli download {name} --local-dir DIR) and pass {"
+        + setting
+        + "} "
+        + fix
+        + "{why}",
+        settings=(setting,),
+        why=why,
+        kind=kind,
+        name=name,
+        spec=spec,
     )

@@ -19,7 +19,7 @@ from searchain.graph.searchain import build_graph
 from searchain.tools.retrieval.bm25 import BM25Index
 from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings
 from searchain.types import Passage
-from tests.conftest import ScriptedReplies, TableReader, require_module
+from tests.conftest import ScriptedReplies, TableReader, cli_line, require_module
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -71,8 +71,9 @@ def test_reindexing_the_same_corpus_is_idempotent(pooled):
 def test_existing_index_needs_overwrite_and_failed_builds_keep_the_old_one(es_url):
     es = retriever(es_url, "guarded")
     es.build([Passage("a", "A", "alpha text"), Passage("b", "B", "beta text")], overwrite=True)
-    with pytest.raises(ElasticsearchError, match=r"already exists .* pass --overwrite"):
+    with pytest.raises(ElasticsearchError, match=r"already exists .* pass overwrite=True") as no:
         es.build([Passage("c", "C", "gamma")])
+    assert "already exists at" in cli_line(no.value) and "pass --overwrite" in cli_line(no.value)
 
     def broken():  # fails while both bulk workers are sending
         for i in range(2500):
@@ -109,7 +110,8 @@ def test_english_analyzer_absent_on_the_test_distribution(es_url):
     try:
         es.build([Passage("a", "A", "running dogs")], analyzer="english", overwrite=True)
     except ElasticsearchError as exc:  # the integration-test distribution has no analysis-common
-        assert "has no 'english' analyzer" in str(exc) and "--analyzer standard" in str(exc)
+        assert "has no 'english' analyzer" in str(exc) and "analyzer='standard'" in str(exc)
+        assert cli_line(exc).endswith("use --analyzer standard")
         assert es.client.indices.get(index="english-test-*").body == {}
     else:  # a full distribution: stemming works
         assert es.search("dog run")[0].id == "a"

@@ -177,7 +177,7 @@ def load_gguf(path: str, **settings: Any) -> LlamaCppChatModel:
     computes (llama-cpp-python's default uses half of them).
     """
     if not Path(path).is_file():
-        raise ValueError(f"no GGUF file at {path!r}: give --llm gguf:PATH to a .gguf model file")
+        raise ValueError(f"no GGUF file at {path!r}: give the LLM gguf:PATH of a .gguf file")
     trained = trained_context(path)
     defaults: dict[str, Any] = {
         "n_ctx": min(trained, MAX_CONTEXT),

@@ -28,7 +28,7 @@ class CheckedChatOpenAI(ChatOpenAI):
         if self.model_name not in served:
             raise ValueError(
                 f"the LLM server at {server_url()} does not serve {self.model_name!r} (it "
-                f"serves: {', '.join(served) or 'nothing'}): name one with --llm openai:MODEL"
+                f"serves: {', '.join(served) or 'nothing'}): name one as the LLM openai:MODEL"
             )
 
 

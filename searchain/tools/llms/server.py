@@ -24,7 +24,7 @@ def served_model() -> str:
     models = served_models()
     if not models:
         raise ValueError(
-            f"the LLM server at {server_url()} lists no models: name one with --llm openai:MODEL"
+            f"the LLM server at {server_url()} lists no models: name one as the LLM openai:MODEL"
         )
     return models[0]
 
@@ -85,7 +85,7 @@ def explain(exc: BaseException) -> str | None:
             served = "unknown"
         return (
             f"{where} answered 404 for model {model!r} (it serves: {served}): name a served "
-            "model with --llm openai:MODEL, or point OPENAI_BASE_URL at its API root (…/v1)"
+            "model as the LLM openai:MODEL, or point OPENAI_BASE_URL at its API root (…/v1)"
         )
     if isinstance(exc, openai.APIStatusError):
         return f"{where} answered {exc.status_code}: {str(exc.message).splitlines()[0]}"

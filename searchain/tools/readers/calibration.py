@@ -24,6 +24,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from searchain.cache import load_once
+from searchain.errors import SettingError
 from searchain.tools.llms.resolve import model_identity
 from searchain.tools.readers.auto import auto_reader
 from searchain.tools.readers.resolve import resolve_reader
@@ -78,7 +79,7 @@ class Calibration:
         if not self.signal:
             return (
                 f"θ: none: the {self.reader} reader's confidence carries no signal here "
-                f"({measured}): Verify corrects nothing; pass --theta to correct anyway"
+                f"({measured}): Verify corrects nothing; set θ to correct anyway"
             )
         if self.theta is None:
             return (
@@ -117,9 +118,11 @@ def load(path: Path) -> dict[str, Calibration]:
     if not path.exists():
         return {}
     if not path.is_file():
-        raise ValueError(
-            f"calibration file {path} is not a file: point SEARCHAIN_CALIBRATION (or --out) at "
-            "a JSON file searchain calibrate writes"
+        raise SettingError(
+            "calibration file {path} is not a file: point {calibration} at a JSON file "
+            "searchain calibrate writes",
+            settings=("calibration",),
+            path=path,
         )
     stat = path.stat()
     return load_once(("calibration", str(path.resolve()), stat.st_mtime_ns), lambda: _read(path))

@@ -30,7 +30,7 @@ DEFAULT_EXTRACTIVE = "deepset/roberta-base-squad2"
 MAX_ANSWER_TOKENS = 16
 MODELS_HINT = (
     "the {kind} reader runs on PyTorch and transformers: pip install 'searchain[models]', or "
-    "read with the chat model instead (--reader llm, or auto)"
+    "read with the chat model instead (the reader llm, or auto)"
 )
 
 
@@ -106,7 +106,7 @@ class _TransformersReader(PairReader):
         except ImportError as exc:
             named = "DPR" if isinstance(self, DPRReaderModel) else "extractive"
             raise ImportError(MODELS_HINT.format(kind=named)) from exc
-        spec = self.kind + "-int8" * self.int8  # what the advice names: --reader SPEC:DIR
+        spec = self.kind + "-int8" * self.int8  # what the advice names: the reader SPEC:DIR
         tokenizer = load_pretrained(tokenizer_class, self.name_or_path, spec=spec)
         model = load_pretrained(model_class, self.name_or_path, spec=spec).eval()
         if self.int8:

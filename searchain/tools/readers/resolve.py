@@ -10,6 +10,7 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 
 from searchain.cache import load_once
+from searchain.errors import SettingError
 from searchain.tools.llms.resolve import resolve_llm
 from searchain.tools.pretrained import is_path
 from searchain.tools.readers.auto import auto_reader
@@ -43,7 +44,7 @@ def resolve_reader(spec: str | Reader, llm: str | BaseChatModel = "auto") -> Rea
         what = (
             "is not a directory" if Path(spec).expanduser().exists() else "no such model directory"
         )
-        raise ValueError(f"--reader {spec}: {what}")
+        raise SettingError("{reader} {spec}: {what}", settings=("reader",), spec=spec, what=what)
     kind, _, precision = name.partition("-")
     models = {"dpr": DPRReaderModel, "extractive": ExtractiveReader}
     if kind in models and precision in ("", "int8"):

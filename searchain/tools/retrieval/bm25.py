@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from searchain.documents.collection import Indexed
+from searchain.errors import TargetExists, Worded
 from searchain.text import counted
 from searchain.tools.retrieval import first_search, passage_store
 from searchain.tools.retrieval.checked import LAZY, CheckedFile, ChecksumError, check_seal, sealed
@@ -70,7 +71,7 @@ COLD_POSTINGS = 1 << 24
 reading them takes as long as the kernel takes to load (0.5 s), so the query waits for it."""
 
 
-class IndexLoadError(ValueError):
+class IndexLoadError(Worded, ValueError):
     """A directory that is not a (complete) searchain index."""
 
 
@@ -81,8 +82,11 @@ class IndexTokenizerWarning(UserWarning):
 def damaged(path: str | Path, reason: str) -> IndexLoadError:
     """The one line for an index whose files do not hold together."""
     return IndexLoadError(
-        f"{path} is a damaged searchain index ({reason}): `searchain index --verify {path}` "
-        "checks all of it; rebuild it with `searchain index`"
+        "{path} is a damaged searchain index ({reason}): {verify} checks all of it; "
+        "rebuild it with {build}",
+        settings=("verify", "build"),
+        path=path,
+        reason=reason,
     )
 
 
@@ -255,21 +259,31 @@ class BM25Index:
         manifest_path = root / MANIFEST
         if not manifest_path.is_file():
             raise IndexLoadError(
-                f"{path} is not a searchain index (no {MANIFEST}): "
-                f"build one with `searchain index CORPUS.jsonl --index {path}`"
+                "{path} is not a searchain index (no {manifest}): build one with {build}",
+                settings=("build",),
+                path=path,
+                manifest=MANIFEST,
             )
         try:
             manifest = json.loads(manifest_path.read_text())
             version = index_format(manifest)
             if version in CONVERTIBLE:
                 raise IndexLoadError(
-                    f"{path} was written by an earlier searchain (index format {version}): "
-                    f"convert it with `searchain index --convert {path}`"
+                    "{path} was written by an earlier searchain (index format {version}): "
+                    "convert it with {convert}",
+                    settings=("convert",),
+                    path=path,
+                    version=version,
                 )
             if version not in READS:
                 raise IndexLoadError(
-                    f"{path} has index format {version}, this searchain reads {READS[0]} to "
-                    f"{READS[-1]}: rebuild it with `searchain index`"
+                    "{path} has index format {version}, this searchain reads {first} to "
+                    "{last}: rebuild it with {build}",
+                    settings=("build",),
+                    path=path,
+                    version=version,
+                    first=READS[0],
+                    last=READS[-1],
                 )
             check_seal(manifest)  # after its format: another release may seal it otherwise
             files = manifest.get("files", {})
@@ -375,13 +389,15 @@ class BM25Index:
         with build_lock(path):  # a second build of this index is refused while it runs
             recover_held(path)  # finish or undo a replacement a crash interrupted, drop leftovers
             if path.exists() and not (overwrite and (path / MANIFEST).is_file()):
-                hint = (
-                    "pass --overwrite to replace it"
-                    + (", or --update to bring it up to date" * of_documents(path / MANIFEST))
-                    if (path / MANIFEST).is_file()
-                    else ("choose another --index directory")
+                index = (path / MANIFEST).is_file()
+                named = ("overwrite", "update") if of_documents(path / MANIFEST) else ("overwrite",)
+                hint = ", or {update} to bring it up to date" * (named[-1] == "update")
+                raise TargetExists(
+                    "{path} already exists: "
+                    + ("pass {overwrite} to replace it" + hint if index else "choose {index}"),
+                    settings=named if index else ("index",),
+                    path=path,
                 )
-                raise FileExistsError(f"{path} already exists: {hint}")
             documents = passages if isinstance(passages, Described) else None
             if isinstance(passages, Corpus):  # a PDF's bytes say little of its text's size
                 check_space(path, passages.text_bytes())

@@ -86,8 +86,11 @@ def convert(
         )
     if version not in CONVERTIBLE:
         raise IndexLoadError(
-            f"{path} has index format {version}, which this searchain cannot convert: "
-            "build it again with `searchain index`"
+            "{path} has index format {version}, which this searchain cannot convert: "
+            "build it again with {build}",
+            settings=("build",),
+            path=path,
+            version=version,
         )
     try:  # every byte as its build wrote it, before a passage is read
         check_files(root, manifest["files"], full=True)

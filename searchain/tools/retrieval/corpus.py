@@ -99,7 +99,8 @@ def detect_format(first_line: str) -> str:
         )
     raise CorpusError(
         "cannot tell the corpus format from its first line (neither a JSON object nor "
-        "tab-separated columns): give --format jsonl, beir or tsv"
+        "tab-separated columns): give {format}",
+        settings=("format",),
     )
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from searchain.errors import Worded
 from searchain.text import clean_text
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ Row = tuple[int, str, str, str]
 """A record as read: ``(line number, id, title, text)``."""
 
 
-class CorpusError(ValueError):
+class CorpusError(Worded, ValueError):
     """A corpus line that cannot be indexed; the message names the file and line."""
 
 

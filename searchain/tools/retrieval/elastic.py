@@ -91,9 +91,13 @@ class ElasticRetriever:
                     ) from None
                 if attempt + 1 == self.settings.retries:
                     raise ElasticsearchError(
-                        f"Elasticsearch at {self.url} is unreachable ({what} failed "
-                        f"{self.settings.retries} times: {type(exc).__name__}): start it, or "
-                        "set --es-url / ES_URL"
+                        "Elasticsearch at {url} is unreachable ({what} failed {retries} times: "
+                        "{error}): start it, or set {es_url}",
+                        settings=("es_url",),
+                        url=self.url,
+                        what=what,
+                        retries=self.settings.retries,
+                        error=type(exc).__name__,
                     ) from None
                 time.sleep(0.25 * 2**attempt)
         raise AssertionError("unreachable")
@@ -104,8 +108,10 @@ class ElasticRetriever:
         name = self.settings.index
         if isinstance(exc, NotFoundError) and "index_not_found" in str(exc):
             return ElasticsearchError(
-                f"Elasticsearch index {name!r} does not exist at {self.url}: build it with "
-                f"`searchain index CORPUS.jsonl --backend elasticsearch --es-index {name}`"
+                "Elasticsearch index {name!r} does not exist at {url}: build it with {es_build}",
+                settings=("es_build",),
+                name=name,
+                url=self.url,
             )
         if isinstance(exc, ApiError) and exc.meta.status in (401, 403):
             return ElasticsearchError(
@@ -200,10 +206,13 @@ class ElasticRetriever:
         missing = [f"{what} field {f!r}" for what, f in wanted.items() if f and f not in found]
         if missing:
             raise ElasticsearchError(
-                f"Elasticsearch index {name!r} at {self.url} has no {' or '.join(missing)} "
-                f"(its fields: {', '.join(found) or 'none'}): name them with --es-title-field, "
-                "--es-text-field, --es-id-field (Context es_title_field, es_text_field, "
-                "es_id_field)"
+                "Elasticsearch index {name!r} at {url} has no {missing} (its fields: {found}): "
+                "name them with {es_fields}",
+                settings=("es_fields",),
+                name=name,
+                url=self.url,
+                missing=" or ".join(missing),
+                found=", ".join(found) or "none",
             )
         ours = all(_built_by_searchain(m) for m in mappings)
         if ours and (s.title_field, s.text_field) == ("title", "text"):
@@ -254,15 +263,20 @@ class ElasticRetriever:
         previous = self.alias_targets(alias)
         if previous and not overwrite:
             raise ElasticsearchError(
-                f"Elasticsearch index {alias!r} already exists at {self.url}: pass --overwrite "
-                "to replace it"
+                "Elasticsearch index {alias!r} already exists at {url}: pass {overwrite} to "
+                "replace it",
+                settings=("overwrite",),
+                alias=alias,
+                url=self.url,
             )
         if not previous and self._call(
             "check index", lambda: self.client.indices.exists(index=alias)
         ):
             raise ElasticsearchError(
-                f"{alias!r} at {self.url} is an index this tool did not build: choose another "
-                "--es-index"
+                "{alias!r} at {url} is an index this tool did not build: choose {es_index}",
+                settings=("es_index",),
+                alias=alias,
+                url=self.url,
             )
         physical = new_physical(self)
         documents = passages.settings() if isinstance(passages, Documents) else None

@@ -11,11 +11,13 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from searchain.errors import Worded
+
 DEFAULT_URL = "http://localhost:9200"
 ELASTIC_HINT = "the Elasticsearch backend needs: pip install 'searchain[elasticsearch]'"
 
 
-class ElasticsearchError(ValueError):
+class ElasticsearchError(Worded, ValueError):
     """A failure talking to Elasticsearch, said in one line with what to do."""
 
 

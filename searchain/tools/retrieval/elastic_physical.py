@@ -156,8 +156,9 @@ def create(
     except ElasticsearchError as exc:
         if analyzer == "english" and "analyzer [english]" in str(exc):
             raise ElasticsearchError(
-                f"Elasticsearch at {es.url} has no 'english' analyzer (its analysis-common "
-                "module is missing, as in the integration-test distribution): use "
-                "--analyzer standard"
+                "Elasticsearch at {url} has no 'english' analyzer (its analysis-common "
+                "module is missing, as in the integration-test distribution): use {analyzer}",
+                settings=("analyzer",),
+                url=es.url,
             ) from None
         raise

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from searchain.documents.collection import Changes, Compared, Documents
+from searchain.errors import SettingError
 from searchain.text import counted
 from searchain.tools.retrieval.elastic import ElasticRetriever
 from searchain.tools.retrieval.elastic_documents import (
@@ -56,9 +57,12 @@ def update_elastic(
     index = retriever.settings.index
     settings = _settings(retriever)
     if paths and sorted(str(Path(p).absolute()) for p in paths) != sorted(settings["paths"]):
-        raise ValueError(
-            f"Elasticsearch index {index!r} was built from {' '.join(settings['paths'])}: "
-            "--update walks those again (give them, or no path)"
+        raise SettingError(
+            "Elasticsearch index {index!r} was built from {paths}: {update} walks those again "
+            "(give them, or no path)",
+            settings=("update",),
+            index=index,
+            paths=" ".join(settings["paths"]),
         )
     documents = Documents.again(settings)
     held = _held(retriever)
@@ -81,9 +85,11 @@ def _republish(
     alias = retriever.settings.index
     previous = retriever.alias_targets(alias)
     if len(previous) != 1:
-        raise ValueError(
-            f"Elasticsearch index {alias!r} is not an alias of one index, as searchain builds "
-            "it: build it again with --overwrite"
+        raise SettingError(
+            "Elasticsearch index {alias!r} is not an alias of one index, as searchain builds "
+            "it: build it again with {overwrite}",
+            settings=("overwrite",),
+            alias=alias,
         )
     live = {record.path: record.sha256 for record, _ in compared}
     kept = {path for path, (sha, _) in held.items() if live.get(path) == sha}
@@ -109,9 +115,11 @@ def _settings(retriever: ElasticRetriever) -> dict[str, Any]:
     metas = [m.get("mappings", {}).get("_meta", {}) for m in response.body.values()]
     settings = metas[0].get("documents") if len(metas) == 1 else None
     if not isinstance(settings, dict):
-        raise ValueError(
-            f"Elasticsearch index {index!r} was not built from documents: --update brings a "
-            "documents index up to date (build it again with --overwrite)"
+        raise SettingError(
+            "Elasticsearch index {index!r} was not built from documents: {update} brings a "
+            "documents index up to date (build it again with {overwrite})",
+            settings=("update", "overwrite"),
+            index=index,
         )
     return settings
 

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from searchain.documents.collection import Indexed
+from searchain.errors import NoSpace
 from searchain.files import digest
 from searchain.tools.retrieval.checked import LAZY, CheckedFile, ChecksumError, digests
 
@@ -335,9 +336,13 @@ def check_space(path: Path, text_bytes: int) -> None:
     folder = next(p for p in [path.absolute(), *path.absolute().parents] if p.exists())
     free = shutil.disk_usage(folder).free
     if needed > free:
-        raise OSError(
-            f"the index needs about {needed / 2**30:.1f} GiB of disk at {folder}, which has "
-            f"{free / 2**30:.1f} GiB free: free some space or choose another --index"
+        raise NoSpace(
+            "the index needs about {needed:.1f} GiB of disk at {folder}, which has "
+            "{free:.1f} GiB free: free some space or choose {index}",
+            settings=("index",),
+            needed=needed / 2**30,
+            folder=folder,
+            free=free / 2**30,
         )
 
 

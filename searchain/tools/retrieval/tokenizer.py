@@ -87,8 +87,8 @@ class Tokenizer:
             return None
         return (
             f"it was built with PyStemmer {version} and this process has {self.version}, whose "
-            f"stems can differ, so some queries miss passages: rebuild the index with "
-            f"`searchain index`, or pip install PyStemmer=={version}"
+            f"stems can differ, so some queries miss passages: rebuild the index, or "
+            f"pip install PyStemmer=={version}"
         )
 
     def _stem(self, word: str) -> str:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from searchain.documents.collection import Changes, Documents, Indexed
+from searchain.errors import NoIndex, SettingError
 from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.bm25 import FORMAT, MANIFEST, BM25Index, damaged
 from searchain.tools.retrieval.checked import sealed
@@ -94,18 +95,21 @@ def update(
     """
     path = Path(path)
     if not path.exists():  # the lock below is this update's own: it would read as a build
-        raise FileNotFoundError(
-            f"there is no index at {path} to update: build it first (searchain index FOLDER "
-            f"--index {path})"
+        raise NoIndex(
+            "there is no index at {path} to update: build it first with {build}",
+            settings=("build",),
+            path=path,
         )
     with build_lock(path):
         recover_held(path)
         old = _open(path)
         settings = old.manifest["documents"]
         if paths and sorted(os.path.abspath(p) for p in paths) != sorted(settings["paths"]):
-            raise ValueError(
-                f"{path} was built from {' '.join(settings['paths'])}: --update walks those "
-                "again (give them, or no path)"
+            raise SettingError(
+                "{path} was built from {paths}: {update} walks those again (give them, or no path)",
+                settings=("update",),
+                path=path,
+                paths=" ".join(settings["paths"]),
             )
         documents = Documents.again(settings)
         plan, changes = _plan(documents, old, progress)
@@ -136,9 +140,11 @@ def _open(path: Path) -> _Old:
     index = BM25Index.load(path)
     manifest = index.manifest
     if not isinstance(manifest.get("documents"), dict):
-        raise ValueError(
-            f"{path} was built from a corpus file, not documents: --update brings a documents "
-            "index up to date (build it again from the corpus with --overwrite)"
+        raise SettingError(
+            "{path} was built from a corpus file, not documents: {update} brings a documents "
+            "index up to date (build it again from the corpus with {overwrite})",
+            settings=("update", "overwrite"),
+            path=path,
         )
     root = index.path
     if not (root / DOCUMENTS).is_file() or not (root / LENGTHS).is_file():

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import searchain
+from searchain.errors import BuildWorkerDied
 from searchain.tools.retrieval.corpus import Corpus, IdCheck
 from searchain.tools.retrieval.corpus_rows import Chunk
 from searchain.tools.retrieval.encode import EncodedBatch, Encoder, Record, Texts, source_json
@@ -206,9 +207,11 @@ class _Worker:
         if isinstance(answer, ValueError):  # a passage it refused: a bad line of the corpus, say
             raise answer
         code = self.process.wait()
-        raise ChildProcessError(
-            f"a build worker process died (exit status {code}): build again; if it ran out "
-            "of memory, with fewer --workers or a smaller --memory"
+        raise BuildWorkerDied(
+            "a build worker process died (exit status {code}): build again; if it ran out "
+            "of memory, with {workers} or {memory}",
+            settings=("workers", "memory"),
+            code=code,
         )
 
     def stop(self) -> None:

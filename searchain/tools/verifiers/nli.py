@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from searchain.cache import load_once
+from searchain.errors import SettingError
 from searchain.support import Support
 from searchain.tools.pretrained import load_pretrained
 from searchain.types import Passage
@@ -34,9 +35,12 @@ def entailment_label(id2label: dict[Any, str], model: str) -> int:
         if str(name).lower().startswith("entail"):
             return int(index)
     found = ", ".join(str(name) for name in id2label.values())
-    raise ValueError(
-        f"{model!r} is not an NLI model: its labels ({found}) name no 'entailment'; pass "
-        "--verifier nli:MODEL with a model trained on MNLI or similar, or --verifier lexical"
+    raise SettingError(
+        "{model!r} is not an NLI model: its labels ({found}) name no 'entailment'; pass "
+        "{verifier} nli:MODEL with a model trained on MNLI or similar, or {verifier} lexical",
+        settings=("verifier",),
+        model=model,
+        found=found,
     )
 
 

@@ -20,7 +20,7 @@ from searchain.eval.runner import EvalSpec, read_results, run_records, score
 from searchain.methods import METHODS, get_method
 from searchain.questions.record import Record
 from searchain.types import Passage
-from tests.conftest import TableRetriever, require_module
+from tests.conftest import TableRetriever, cli_line, require_module
 
 SPEC = EvalSpec("musique", "tune", "direct", "fake", "none", "embedded")
 RECORDS = [
@@ -195,8 +195,9 @@ def test_a_corrupt_line_is_named(tmp_path, bad, message):
 
 
 def test_bad_concurrency_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="--concurrency must be at least 1"):
+    with pytest.raises(ValueError, match=r"^concurrency must be at least 1, got 0$") as refused:
         evaluate(Answerer(), RECORDS, tmp_path / "r.jsonl", concurrency=0)
+    assert cli_line(refused.value) == "--concurrency must be at least 1, got 0"
 
 
 def test_labels_are_scored_by_accuracy_and_paragraphs_by_recall():
@@ -496,18 +497,20 @@ def test_the_report_says_how_much_each_figure_rests_on(tmp_path):
 @pytest.mark.parametrize(
     ("method", "message"),
     [
-        ("react", "react takes no --k"),
-        ("searchain", "searchain takes no --k"),
-        ("direct", "direct takes no --k"),
+        ("react", "react takes no k"),
+        ("searchain", "searchain takes no k"),
+        ("direct", "direct takes no k"),
     ],
 )
 def test_k_only_for_methods_that_retrieve_k(method, message):
     from searchain.eval.setup import check
 
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as refused:
         check(EvalSpec("musique", "tune", method, "fake", "none", "embedded", k=3))
-    with pytest.raises(ValueError, match="--k must be between 1 and 50"):
+    assert cli_line(refused.value).startswith(message.replace(" k", " --k"))
+    with pytest.raises(ValueError, match=r"^k must be between 1 and 50") as refused:
         check(EvalSpec("musique", "tune", "ircot", "fake", "none", "embedded", k=0))
+    assert cli_line(refused.value) == "--k must be between 1 and 50, got 0"
     check(EvalSpec("musique", "tune", "oner", "fake", "none", "embedded", k=9))
 
 

@@ -75,4 +75,4 @@ def test_with_the_extra_and_the_weights_in_the_cache_dpr_reads(hub_cache, tmp_pa
 
 def test_a_missing_extra_names_the_llm_reader_as_a_way_out():
     line = MODELS_HINT.format(kind="DPR")
-    assert "pip install 'searchain[models]'" in line and "--reader llm" in line
+    assert "pip install 'searchain[models]'" in line and "the reader llm" in line

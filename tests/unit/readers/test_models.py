@@ -9,7 +9,7 @@ import pytest
 from searchain.tools.readers.models import DPRReaderModel, ExtractiveReader
 from searchain.tools.readers.resolve import resolve_reader
 from searchain.types import Passage
-from tests.conftest import require_module
+from tests.conftest import cli_line, require_module
 from tests.tiny_models import make_dpr_reader, make_extractive_reader
 
 
@@ -85,13 +85,14 @@ def test_models_load_once_and_are_shared(dpr_dir):
 
 
 def test_missing_model_says_how_to_fix_it(tmp_path, monkeypatch, connections):
-    with pytest.raises(ValueError, match=r"could not be loaded: download it .* --reader llm"):
+    with pytest.raises(ValueError, match=r"not be loaded: download .* reader llm \(the hub") as no:
         DPRReaderModel("nobody/absent-reader").load()
+    assert "pass --reader dpr:DIR, or use --reader llm (the hub" in cli_line(no.value)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ValueError, match="'facebook/dpr-reader-multiset-base' could not be"):
         DPRReaderModel().load()
     # The advice names the spec that was given: the int8 path's own.
-    with pytest.raises(ValueError, match=r"pass --reader extractive-int8:DIR, or use --reader llm"):
+    with pytest.raises(ValueError, match=r"pass reader extractive-int8:DIR, or use reader llm"):
         ExtractiveReader(int8=True).load()
     assert connections == []  # offline: not one attempt to reach the hub
 
@@ -101,8 +102,9 @@ def test_a_directory_says_what_it_lacks_not_to_download_it(tmp_path, monkeypatch
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ValueError, match=r"^reader model directory \S*absent does not exist$"):
         DPRReaderModel(str(tmp_path / "absent")).load()
-    with pytest.raises(ValueError, match=r"^--reader \./absent: no such model directory$"):
+    with pytest.raises(ValueError, match=r"^reader \./absent: no such model directory$") as no:
         resolve_reader("./absent")
+    assert cli_line(no.value) == "--reader ./absent: no such model directory"
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match=r"file is not a directory$"):
         DPRReaderModel(str(tmp_path / "file")).load()

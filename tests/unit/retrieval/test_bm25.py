@@ -20,6 +20,7 @@ from searchain.tools.retrieval.bm25 import (
 )
 from searchain.tools.retrieval.checked import sealed
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
+from tests.conftest import cli_line
 
 CORPUS = [
     {"id": "p1", "title": "Spirit If...", "text": "Spirit If... is the debut album of Kevin Drew."},
@@ -127,8 +128,9 @@ def test_bad_corpus_lines_name_the_line_and_leave_no_index(tmp_path, line, messa
 
 def test_existing_index_is_replaced_only_when_asked(index, tmp_path):
     corpus = write_corpus(tmp_path / "small.jsonl", CORPUS[:2])
-    with pytest.raises(FileExistsError, match="pass --overwrite to replace it"):
+    with pytest.raises(FileExistsError, match=r"pass overwrite=True to replace it$") as refused:
         BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    assert cli_line(refused.value).endswith("already exists: pass --overwrite to replace it")
     assert len(BM25Index.load(tmp_path / "index")) == 5  # untouched
     rebuilt = BM25Index.build(read_corpus(corpus), tmp_path / "index", overwrite=True)
     assert len(rebuilt) == 2
@@ -144,8 +146,9 @@ def test_a_directory_that_is_not_an_index_is_never_overwritten(tmp_path):
     precious.mkdir()
     (precious / "keep.txt").write_text("mine")
     corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
-    with pytest.raises(FileExistsError, match="choose another --index directory"):
+    with pytest.raises(FileExistsError, match=r"already exists: choose another path$") as refused:
         BM25Index.build(read_corpus(corpus), precious, overwrite=True)
+    assert cli_line(refused.value) == f"{precious} already exists: choose another --index"
     assert (precious / "keep.txt").read_text() == "mine"
 
 
@@ -158,9 +161,12 @@ def test_broken_bad_corpus_during_rebuild_keeps_the_old_index(index, tmp_path):
 
 def test_missing_and_damaged_indexes_get_clear_errors(index, tmp_path):
     with pytest.raises(
-        IndexLoadError, match=r"is not a searchain index.*`searchain index CORPUS.jsonl --index"
-    ):
+        IndexLoadError, match=r"is not a searchain index.*BM25Index.build\(passages, \S*nowhere\)"
+    ) as refused:
         BM25Index.load(tmp_path / "nowhere")
+    assert cli_line(refused.value).endswith(
+        f"build one with `searchain index CORPUS.jsonl --index {tmp_path / 'nowhere'}`"
+    )
     shutil.copytree(index.path, tmp_path / "other")
     (tmp_path / "index" / "passages.blocks.npy").unlink()
     with pytest.raises(IndexLoadError, match="damaged searchain index"):
@@ -208,9 +214,10 @@ def test_a_damaged_large_file_is_refused_when_a_search_first_reads_it(index, fil
     with pytest.raises(
         IndexLoadError,
         match=rf"damaged searchain index \({re.escape(file)}, bytes 0 to [\d,]+, does not "
-        rf"match its checksum\): `searchain index --verify {re.escape(str(index.path))}`",
-    ):
+        rf"match its checksum\): BM25Index.verify\({re.escape(str(index.path))}\)",
+    ) as refused:
         opened.search("album drew", k=5)
+    assert f"`searchain index --verify {index.path}` checks all of it" in cli_line(refused.value)
 
 
 def test_verify_reads_every_byte_of_a_large_index(tmp_path):

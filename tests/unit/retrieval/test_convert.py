@@ -23,6 +23,7 @@ from searchain.tools.retrieval.bm25 import FORMAT, BM25Index, IndexLoadError
 from searchain.tools.retrieval.convert import convert
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.update import update
+from tests.conftest import cli_line
 
 LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy"
 QUERIES = ["Who influenced Lorenzo Monaco?", "Where was Kevin Drew born?", "zzzqx", "the"]
@@ -35,8 +36,9 @@ def test_an_index_of_the_earlier_format_is_refused_with_the_command_that_convert
         BM25Index.load(old)
     assert str(refused.value) == (
         f"{old} was written by an earlier searchain (index format 1): convert it with "
-        f"`searchain index --convert {old}`"
+        f"searchain.tools.retrieval.convert.convert({old})"
     )
+    assert cli_line(refused.value).endswith(f"convert it with `searchain index --convert {old}`")
     with pytest.raises(IndexLoadError, match="convert it with"):
         BM25Index.verify(old)
     assert (old / "passages.jsonl").is_file()  # refused, untouched
@@ -127,8 +129,9 @@ def test_what_cannot_be_converted_is_said_in_one_line(tmp_path):
         (future / "searchain-index.json").write_text(json.dumps({**manifest, "format": neighbour}))
         with pytest.raises(IndexLoadError, match="which this searchain cannot convert"):
             convert(future)
-        with pytest.raises(IndexLoadError, match="rebuild it with `searchain index`"):
+        with pytest.raises(IndexLoadError, match=r"rebuild it with BM25Index.build\(") as no:
             BM25Index.load(future)
+        assert "rebuild it with `searchain index CORPUS.jsonl --index" in cli_line(no.value)
     (future / "searchain-index.json").write_text("[1]")
     with pytest.raises(IndexLoadError, match=r"None \(not a format number\)"):
         BM25Index.load(future)

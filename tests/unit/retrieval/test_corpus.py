@@ -14,6 +14,7 @@ import zstandard
 
 from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 from searchain.tools.retrieval.scan import rowscan
+from tests.conftest import cli_line
 
 ROWS = [
     ("1", "Aaron", 'Aaron ( or ; ""Ahärôn"") is a prophet.'),
@@ -90,8 +91,9 @@ def test_a_tsv_needs_its_header_and_an_unknown_first_line_asks_for_format(tmp_pa
         list(read_corpus(headless))
     prose = tmp_path / "c.txt"
     prose.write_bytes(b"just some words\n")
-    with pytest.raises(CorpusError, match="give --format jsonl, beir or tsv"):
+    with pytest.raises(CorpusError, match=r"give fmt='jsonl', 'beir' or 'tsv'$") as refused:
         read_corpus(prose)
+    assert cli_line(refused.value).endswith("give --format jsonl, beir or tsv")
 
 
 def test_a_truncated_compressed_file_is_one_line(tmp_path):

@@ -14,6 +14,7 @@ from searchain.documents.collection import Documents
 from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import CorpusError
 from searchain.tools.retrieval.update import update
+from tests.conftest import cli_line
 
 WORDS = (
     "giotto fresco padua chapel monaco siena gothic painter budget march server start keys users"
@@ -109,8 +110,9 @@ def test_a_corpus_index_or_other_paths_are_refused(tmp_path):
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
     BM25Index.build(Documents([root]), tmp_path / "index")
-    with pytest.raises(ValueError, match="--update walks those again"):
+    with pytest.raises(ValueError, match=r"update\(\) walks those again") as refused:
         update(tmp_path / "index", paths=[tmp_path])
+    assert "--update walks those again" in cli_line(refused.value)
 
 
 def test_an_index_missing_its_lengths_is_named_damaged(tmp_path):
@@ -151,5 +153,8 @@ def test_building_over_a_documents_index_names_update_as_well_as_overwrite(tmp_p
     """ "already exists: pass --overwrite" never said that --update brings it up to date."""
     write(tmp_path / "docs", {"f0": ("md", "giotto", "fresco padua")})
     BM25Index.build(Documents([tmp_path / "docs"]), tmp_path / "index")
-    with pytest.raises(FileExistsError, match="pass --overwrite to replace it, or --update to"):
+    with pytest.raises(FileExistsError, match=r"overwrite=True to replace it, or update\(\) to"):
         BM25Index.build(Documents([tmp_path / "docs"]), tmp_path / "index")
+    with pytest.raises(FileExistsError) as refused:
+        BM25Index.build(Documents([tmp_path / "docs"]), tmp_path / "index")
+    assert "pass --overwrite to replace it, or --update to" in cli_line(refused.value)

@@ -7,7 +7,7 @@ import pytest
 from searchain.tools.verifiers.nli import NLIVerifier, premise
 from searchain.tools.verifiers.resolve import resolve_verifier
 from searchain.types import Passage
-from tests.conftest import require_module
+from tests.conftest import cli_line, require_module
 from tests.tiny_models import make_nli_model
 
 DREW = Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto, Ontario.")
@@ -50,8 +50,11 @@ def test_a_model_without_an_entailment_label_is_one_clear_error(models):
 def test_missing_weights_say_how_to_get_them(tmp_path, monkeypatch):
     require_module("transformers", "models")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(ValueError, match=r"NLI model .* could not be loaded.*--verifier nli:DIR"):
+    with pytest.raises(
+        ValueError, match=r"NLI model .* could not be loaded.*verifier nli:DIR"
+    ) as no:
         NLIVerifier("nobody/absent-nli").load()
+    assert cli_line(no.value).endswith("pass --verifier nli:DIR, or use --verifier lexical")
     with pytest.raises(ValueError, match=r"^NLI model directory \S*absent does not exist$"):
         NLIVerifier(str(tmp_path / "absent")).load()
 

@@ -1,0 +1,140 @@
+"""No library error names a CLI flag: a refusal names settings, and each surface words them.
+
+A Python caller of ``BM25Index.build(overwrite=False)`` was told to "pass --overwrite". The
+library now raises :class:`searchain.errors.Worded` refusals; ``str()`` is the Python wording,
+the CLI's one line (:func:`searchain.cli.common.first_line`) the flags'.
+"""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import re
+
+import pytest
+import typer.main
+from hypothesis import given
+from hypothesis import strategies as st
+
+from searchain.cli.app import app
+from searchain.cli.words import FLAGS, cli_words
+from searchain.errors import PYTHON, SettingError, TargetExists, Worded, python_words
+from tests.conftest import ROOT, cli_line
+
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*|`searchain [a-z]+")
+"""A flag or a searchain command, as a message would name one."""
+
+
+def cli_options() -> set[str]:
+    """Every ``--option`` some command of the CLI takes."""
+    command = typer.main.get_command(app)
+    found: set[str] = set()
+    for sub in getattr(command, "commands", {}).values():
+        for param in sub.params:
+            found.update(o for o in param.opts if o.startswith("--"))
+    return found
+
+
+def library_modules() -> dict[str, ast.Module]:
+    """searchain's modules but the CLI's own (which speaks in flags by right)."""
+    return {
+        str(path.relative_to(ROOT)): ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted((ROOT / "searchain").rglob("*.py"))
+        if "cli" not in path.relative_to(ROOT).parts
+    }
+
+
+def raised_texts(tree: ast.Module) -> list[str]:
+    """The string constants of every ``raise`` and every function that returns an error."""
+    texts = []
+    for node in ast.walk(tree):
+        returns_error = isinstance(node, ast.FunctionDef) and re.search(
+            r"Error|Exists|Refusal", ast.unparse(node.returns) if node.returns else ""
+        )
+        if isinstance(node, ast.Raise) or returns_error:
+            texts += [
+                c.value
+                for c in ast.walk(node)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            ]
+    return texts
+
+
+def named_settings() -> dict[str, str]:
+    """Each setting a refusal names (``settings=(...)``), with the module naming it first."""
+    named: dict[str, str] = {}
+    for where, tree in library_modules().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "settings":
+                for element in getattr(node.value, "elts", []):
+                    if isinstance(element, ast.Constant):
+                        named.setdefault(element.value, where)
+    return named
+
+
+def test_no_library_error_names_a_flag_or_a_command_of_the_cli():
+    options = cli_options()
+    assert {"--overwrite", "--db", "--es-url"} <= options  # the options are read
+    found = [
+        f"{where}: {text!r}"
+        for where, tree in library_modules().items()
+        for text in raised_texts(tree)
+        for flag in FLAG.findall(text)
+        if flag in options or flag.startswith("`searchain")
+    ]
+    assert found == []
+    planted = ast.parse('def f() -> ValueError:\n    return ValueError(f"pass --db {x}")')
+    assert raised_texts(planted) == ["pass --db "]
+    assert raised_texts(ast.parse('raise TargetExists("see `searchain threads`")')) != []
+
+
+def test_every_setting_a_refusal_names_is_a_flag_or_worded_on_both_surfaces():
+    options = cli_options()
+    named = named_settings()
+    assert {"overwrite", "db", "k", "build"} <= set(named)
+    unworded = [
+        f"{name} ({where})"
+        for name, where in sorted(named.items())
+        if name not in FLAGS and cli_words(name) not in options
+    ]
+    assert unworded == []
+    assert set(FLAGS) <= set(named) and set(PYTHON) <= set(named)  # no word for nothing
+    assert set(FLAGS) - set(PYTHON) <= {n for n in FLAGS if cli_words(n).startswith(("--", "a"))}
+
+
+def test_a_refusal_says_python_to_python_and_flags_to_the_cli(tmp_path):
+    from searchain.tools.retrieval.bm25 import BM25Index
+    from searchain.types import Passage
+
+    BM25Index.build([Passage("a", "", "giotto")], tmp_path / "index")
+    with pytest.raises(TargetExists) as refused:
+        BM25Index.build([Passage("a", "", "giotto")], tmp_path / "index")
+    assert (
+        str(refused.value)
+        == f"{tmp_path / 'index'} already exists: pass overwrite=True to replace it"
+    )
+    assert cli_line(refused.value) == (
+        f"{tmp_path / 'index'} already exists: pass --overwrite to replace it"
+    )
+    assert isinstance(refused.value, FileExistsError)  # what callers caught before still catches
+
+
+def test_a_refusal_keeps_its_settings_through_a_pickle():
+    """A build worker's refusal crosses a process boundary and is still worded by setting."""
+    refusal = SettingError("{k} must be at most {most}", settings=("k",), most=50)
+    again = pickle.loads(pickle.dumps(refusal))
+    assert type(again) is SettingError and str(again) == "k must be at most 50"
+    assert again.worded(cli_words) == "--k must be at most 50"
+
+
+def test_a_plain_message_keeps_its_braces():
+    assert str(SettingError('give {"id", "text"} a line')) == 'give {"id", "text"} a line'
+
+
+@given(st.text(), st.sampled_from(sorted(named_settings())))
+def test_a_fact_is_shown_as_it_is_whatever_it_holds(fact, setting):
+    """A path holding braces or a setting's own name is a fact, never a field to fill."""
+    refusal = Worded("{path}: {" + setting + "}", settings=(setting,), path=fact, name="n")
+    shown = python_words(setting).format(path=fact, name="n")
+    assert str(refusal) == f"{fact}: {shown}"
+    assert refusal.worded(cli_words).startswith(f"{fact}: ")

@@ -68,7 +68,7 @@ def main() -> None:
     for n in range(args.updates):
         next_new = change(root, writer, live, args.fraction, next_new)
         started = time.perf_counter()
-        _, _, changes = update_elastic(es)
+        _, _, changes = update_elastic(es, Documents.again)
         times.append(time.perf_counter() - started)
         print(f"update {n + 1}: {changes} in {times[-1]:.1f} s", flush=True)
     fresh, rebuild = build(args.es_url, "bench-updates-fresh", root)

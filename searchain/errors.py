@@ -28,7 +28,6 @@ PYTHON: Mapping[str, str] = {
     "index": "another path",
     "memory": "a smaller memory",
     "overwrite": "overwrite=True",
-    "show": "its checkpoints",
     "threads": "ThreadStore.threads()",
     "update": "update()",
     "verify": "BM25Index.verify({path})",

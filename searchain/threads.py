@@ -1,8 +1,10 @@
 """Conversation threads in a database: a LangGraph checkpointer and what each thread was asked.
 
-The checkpointer stores the graph's state after every step; this store adds, per thread, the
-options the run used (so ``searchain resume`` rebuilds the same models and index) and the state
-version (so a checkpoint written by an incompatible searchain is refused, not misread).
+The checkpointer stores the graph's state after every step, the settings of the thread's runs
+among it (``ThreadSettings.settings``: what ``searchain resume`` rebuilds the same models and
+index from); this store adds, per thread, when it was made, its latest question (what
+``searchain threads`` lists) and the state version (so a checkpoint written by an incompatible
+searchain is refused, not misread).
 
 Two databases: a SQLite file (a path; the default) or a PostgreSQL server (a ``postgresql://``
 URL, with ``pip install 'searchain[postgres]'``). :func:`open_store` picks by the target's form and
@@ -12,7 +14,6 @@ refuses anything else in one line.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 import time
@@ -78,15 +79,15 @@ class ThreadStore:
     def _create_table(self, time_type: str) -> None:
         self._execute(
             "CREATE TABLE IF NOT EXISTS searchain_threads (thread_id TEXT PRIMARY KEY, "
-            f"created {time_type}, state_version INTEGER, options TEXT, question TEXT)"
+            f"created {time_type}, state_version INTEGER, question TEXT)"
         )
 
-    def record(self, thread_id: str, options: dict[str, Any], question: str) -> None:
-        """Remember a thread's options (first question) or its latest question."""
+    def record(self, thread_id: str, question: str) -> None:
+        """Remember a thread (its first question) or its latest question."""
         self._execute(
-            "INSERT INTO searchain_threads VALUES (?, ?, ?, ?, ?) ON CONFLICT(thread_id) DO "
-            "UPDATE SET question = excluded.question",
-            (thread_id, time.time(), STATE_VERSION, json.dumps(options), question),
+            "INSERT INTO searchain_threads (thread_id, created, state_version, question) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT(thread_id) DO UPDATE SET question = excluded.question",
+            (thread_id, time.time(), STATE_VERSION, question),
         )
 
     def exists(self, thread_id: str) -> bool:
@@ -123,29 +124,11 @@ class ThreadStore:
             )
         if not rows and not self._checkpointed_one(thread_id):
             raise SettingError(
-                "no thread {thread!r} in {where}: {threads} lists them",
+                "no thread {thread!r} in {where}: see {threads}",
                 settings=("threads",),
                 thread=thread_id,
                 where=self.where,
             )
-
-    def options(self, thread_id: str) -> dict[str, Any]:
-        """The options a thread was started with; one-line errors for unknown or stale threads.
-
-        A thread made from Python has no options the CLI could rebuild its models from.
-        """
-        self.known(thread_id)
-        query = "SELECT options FROM searchain_threads WHERE thread_id = ?"
-        rows = self._execute(query, (thread_id,))
-        if not rows:
-            raise SettingError(
-                "thread {thread!r} was made from Python, so the CLI does not know the models "
-                "and index it ran with: continue it from Python (build_graph(checkpointer=...) "
-                "with its context); {show} reads it",
-                settings=("show",),
-                thread=thread_id,
-            )
-        return json.loads(rows[0][0])
 
     def threads(self) -> list[tuple[str, float | None, str]]:
         """``(thread_id, created, latest question)``, newest first, then those made from Python.
@@ -346,7 +329,7 @@ def busy(thread_id: str) -> ValueError:
     """The one line for a thread another run holds."""
     return SettingError(
         "thread {thread!r} is busy: another run is using it; wait for it to finish "
-        "({threads} lists it), or pass another {thread}",
+        "({threads} shows it), or pass another {thread}",
         settings=("threads", "thread"),
         thread=thread_id,
     )

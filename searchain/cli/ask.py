@@ -23,7 +23,7 @@ from searchain.cli.common import (
     check_backend,
     page_target,
 )
-from searchain.cli.session import context_from, open_threads, preload, run, unfinished
+from searchain.cli.session import open_threads, preload, run, unfinished
 from searchain.text import clean_text
 
 
@@ -95,30 +95,31 @@ def ask(
     force: ForceOption = False,
 ) -> None:
     """Answer QUESTION with SearChain and show the cited passages and the reasoning tree."""
+    from searchain.context import Context
+
     check_backend(backend)
     html = page_target(html, force, db=db, index=index)  # before any work is done
     question = clean_text(question)  # undecodable bytes of the command line arrive as surrogates
     if not question.strip():
         raise ValueError("the question is empty: pass a non-blank question")
-    options = {
-        "backend": backend,
-        "index": str(index.absolute()),  # the link, not the version it points to now
-        "es_url": es_url,
-        "es_index": es_index,
-        "es_title_field": es_title_field,
-        "es_text_field": es_text_field,
-        "es_id_field": es_id_field,
-        "llm": llm,
-        "reader": reader,
-        "verifier": verifier,
-        "task": task,
-        "prompts": str(prompts.absolute()) if prompts else "",
-        "chain_prompt": chain_prompt,
-        "r_max": r_max,
-        "theta": theta,
-        "approve_corrections": approve_corrections,
-    }
-    context = context_from(options)
+    context = Context(
+        llm=llm,
+        retriever="bm25" if backend == "embedded" else "elasticsearch",
+        index=str(index.absolute()),  # the link, not the version it points to now
+        es_url=es_url,
+        es_index=es_index,
+        es_title_field=es_title_field,
+        es_text_field=es_text_field,
+        es_id_field=es_id_field,
+        reader=reader,
+        verifier=verifier,
+        task=task,
+        prompts=str(prompts.absolute()) if prompts else "",
+        chain_prompt=chain_prompt,
+        r_max=r_max,
+        theta=theta,
+        approve_corrections=approve_corrections,
+    )
     # Every model, index and server first: one that cannot load fails before a database or a
     # thread exists (a thread made then would be listed as interrupted).
     preload(context)
@@ -127,10 +128,10 @@ def ask(
     config = {"configurable": {"thread_id": thread_id}}
     with store.lock(thread_id):  # one run per thread at a time: no turn is lost
         if thread is not None and store.exists(thread):
-            store.options(thread)  # a thread of this state version, or one clear error
+            store.known(thread)  # a thread of this state version, or one clear error
             if unfinished(graph.get_state(config)):
                 raise ValueError(
                     f"thread {thread!r} has an unfinished run: `searchain resume {thread}` first"
                 )
-        store.record(thread_id, options, question)
+        store.record(thread_id, question)
         run(graph, {"question": question, "task": task}, config, context, as_json, html)

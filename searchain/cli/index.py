@@ -248,14 +248,16 @@ def _update(
     if backend == "embedded":
         from searchain.tools.retrieval.update import update
 
-        updated, documents, changes = update(index, paths=paths, stage=err.print)
+        updated, documents, changes = update(index, Documents.again, paths=paths, stage=err.print)
         count, where = len(updated), str(index)
     else:
         from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
         from searchain.tools.retrieval.elastic_update import update_elastic
 
         retriever = ElasticRetriever(ElasticSettings(url=es_url, index=es_index))
-        count, documents, changes = update_elastic(retriever, paths=paths, stage=err.print)
+        count, documents, changes = update_elastic(
+            retriever, Documents.again, paths=paths, stage=err.print
+        )
         where = f"Elasticsearch index {es_index} at {retriever.url}"
     seconds = time.perf_counter() - started
     done = "updated" if changes.any else "up to date"

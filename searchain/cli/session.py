@@ -26,28 +26,18 @@ def unfinished(state: Any) -> bool:
     return bool(state.next or state.tasks)
 
 
-def context_from(options: dict[str, Any]) -> Any:
-    """The run's Context from the options a thread was started with."""
-    from searchain.context import Context
+def thread_context(graph: Any, config: dict[str, Any]) -> Any:
+    """The Context a thread's runs set, from its last checkpoint alone (``state.settings``).
 
-    return Context(
-        llm=options["llm"],
-        retriever="bm25" if options["backend"] == "embedded" else "elasticsearch",
-        index=options["index"],
-        es_url=options["es_url"],
-        es_index=options["es_index"],
-        es_title_field=options.get("es_title_field", "title"),
-        es_text_field=options.get("es_text_field", "text"),
-        es_id_field=options.get("es_id_field", "_id"),
-        reader=options["reader"],
-        verifier=options.get("verifier", "lexical"),
-        task=options["task"],
-        prompts=options.get("prompts", ""),
-        chain_prompt=options.get("chain_prompt", "auto"),
-        r_max=options["r_max"],
-        theta=options["theta"],
-        approve_corrections=options["approve_corrections"],
-    )
+    What a run set to other than the defaults is kept there (``context.thread_settings``); a
+    thread started from Python with an object (a chat model, a retriever) fails in one line.
+    """
+    from types import SimpleNamespace
+
+    from searchain.context import context_of
+
+    saved = graph.get_state(config).values.get("settings") or {}
+    return context_of(SimpleNamespace(context=None), saved)
 
 
 def open_threads(db: str, *, create: bool = True) -> tuple[Any, Any]:
@@ -66,8 +56,9 @@ def open_threads(db: str, *, create: bool = True) -> tuple[Any, Any]:
 def open_thread(db: str, thread: str) -> tuple[Any, Any, Any, dict[str, Any]]:
     """``(store, graph, context, config)`` of an existing thread: its own settings, or one line."""
     store, graph = open_threads(db)
-    context = context_from(store.options(thread))
-    return store, graph, context, {"configurable": {"thread_id": thread}}
+    store.known(thread)  # an unknown or stale thread: one clear line
+    config = {"configurable": {"thread_id": thread}}
+    return store, graph, thread_context(graph, config), config
 
 
 def documents_of(context: Any) -> Path | None:

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, err, page_target
 from searchain.cli.render import show_pending, show_result, show_tree
-from searchain.cli.session import context_from, documents_of, open_threads
+from searchain.cli.session import documents_of, open_threads, thread_context
 from searchain.text import counted
 
 
@@ -58,7 +58,7 @@ def show(
     if html is not None and results:
         from searchain.page import write_page
 
-        documents = documents_of(context_from(store.options(thread)))
+        documents = documents_of(thread_context(graph, config))
         write_page(
             html, results, title=f"searchain thread {thread}", documents=documents, thread=thread
         )

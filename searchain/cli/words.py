@@ -23,7 +23,6 @@ FLAGS: Mapping[str, str] = {
     "format": "--format jsonl, beir or tsv",
     "index": "another --index",
     "memory": "a smaller --memory",
-    "show": "`searchain show`",
     "threads": "`searchain threads`",
     "verify": "`searchain index --verify {path}`",
     "workers": "fewer --workers",

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,58 +13,12 @@ from searchain.documents.reading import Budget, Reader
 from searchain.documents.split import WORDS, check_size, split
 from searchain.documents.walk import Skipped, walk
 from searchain.files import digest, open_regular
+from searchain.indexed import Changes, Compared, Indexed, content_hash
 from searchain.text import byte_size, counted
 from searchain.types import Passage
 
 MAX_FILE_BYTES = 256 << 20
 """Default bound on one file's size: a larger one is skipped, not read into memory."""
-
-
-@dataclass(frozen=True)
-class Indexed:
-    """A document an index holds: where, which content, how many passages."""
-
-    path: str
-    """Relative to the root, as in its passages' sources."""
-    sha256: str
-    """Its bytes' SHA-256, hex: an update re-reads the file only when this changes."""
-    passages: int
-    """Its passages, consecutive in the index."""
-
-
-def content_hash(data: bytes) -> str:
-    """A file's SHA-256, hex (how an update tells a changed file from an unchanged one)."""
-    return hashlib.sha256(data).hexdigest()
-
-
-@dataclass(frozen=True)
-class Changes:
-    """What an update found, in documents."""
-
-    added: int
-    """Files new to the index."""
-    changed: int
-    """Files whose content changed: read again."""
-    removed: int
-    """Files the index held that are gone, or can no longer be read."""
-    kept: int
-    """Files unchanged: not read again."""
-
-    @property
-    def any(self) -> bool:
-        """Whether anything changed."""
-        return bool(self.added or self.changed or self.removed)
-
-    def __str__(self) -> str:
-        return (
-            f"{self.added} added, {self.changed} changed, {self.removed} removed, "
-            f"{self.kept} unchanged"
-        )
-
-
-Compared = list[tuple["Indexed", list[Passage] | None]]
-"""Each live document in walk order, with its passages if it was read now (new or changed), or
-None if the index holds it unchanged."""
 
 
 class Documents:

@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from searchain.documents.collection import content_hash
 from searchain.documents.extracted import Unreadable
 from searchain.documents.formats import (
     ACCEPTED,
@@ -36,6 +35,7 @@ from searchain.documents.formats import (
 )
 from searchain.documents.reading import PageBound, Reader
 from searchain.documents.split import split
+from searchain.indexed import content_hash
 from searchain.text import counted
 from searchain.types import Passage
 

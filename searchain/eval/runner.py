@@ -153,7 +153,7 @@ def done_ids(out: Path, spec: EvalSpec) -> set[str]:
             found = ", ".join(f"{k}={result['config'].get(k)!r}" for k in differs)
             raise SettingError(
                 "{file} holds results of another run configuration (line {number}: {found}): "
-                "write to another {out}",
+                "write to another {out} file",
                 settings=("out",),
                 file=out,
                 number=number,

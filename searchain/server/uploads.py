@@ -20,8 +20,8 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from searchain.documents.collection import content_hash
 from searchain.documents.uploads import SentFile, sent_files
+from searchain.indexed import content_hash
 from searchain.server.fair_share import pool
 from searchain.server.settings import deployment
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from searchain.context import Context
+from searchain.documents.collection import Documents
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
 from searchain.graph.searchain import build_graph
 from searchain.tools.retrieval.bm25 import BM25Index
@@ -485,7 +486,7 @@ def test_an_update_that_fails_part_way_leaves_the_old_index_searched(es_url, tmp
 
     monkeypatch.setattr(elastic_update, "document_actions", torn)
     with pytest.raises(KeyboardInterrupt):
-        elastic_update.update_elastic(es)
+        elastic_update.update_elastic(es, Documents.again)
     assert es.alias_targets("upd-fail") == physical and es.search("team server start", 5) == before
     indexes = es.client.indices.get(index="upd-fail-*")
     assert sorted(indexes) == physical  # the half-filled new index deleted

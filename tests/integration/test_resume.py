@@ -274,9 +274,11 @@ def test_a_thread_made_from_python_is_listed_and_shown_by_the_cli(setup, tmp_pat
     assert shown.returncode == 0, shown.stderr
     (question,) = json.loads(shown.stdout)["questions"]
     assert question["answer"] == "Giotto" and question["references"][0]["title"]
-    # Resuming needs the models it ran with, which only its Python code knows: one line.
+    # Resuming needs the models it ran with: the checkpoint names them, and objects (this
+    # thread's scripted model and reader) only its Python code has: one line naming the first.
     resumed = searchain("resume", "pythread", "--db", str(db))
-    assert resumed.returncode == 1 and "was made from Python" in resumed.stderr
+    assert resumed.returncode == 1
+    assert "started with a ScriptedChatModel object as 'llm'" in resumed.stderr
 
 
 def test_read_only_commands_never_create_a_database(tmp_path):

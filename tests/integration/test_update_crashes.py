@@ -21,7 +21,9 @@ KILLED_UPDATE = KILLED_BUILD.split("from searchain.tools.retrieval.bm25")[0].rep
     "limit, corpus, index = int(sys.argv[1]), sys.argv[2], sys.argv[3]",
     "limit, index = int(sys.argv[1]), sys.argv[2]",
 ) + (
-    "from searchain.tools.retrieval.update import update\nupdate(index)\nprint('calls', calls[0])\n"
+    "from searchain.documents.collection import Documents\n"
+    "from searchain.tools.retrieval.update import update\n"
+    "update(index, Documents.again)\nprint('calls', calls[0])\n"
 )
 
 

@@ -10,6 +10,7 @@ with the modules named.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Iterator, Mapping
 
@@ -32,6 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.files",
         ),
     ),
+    ("what an index holds of a person's documents", ("searchain.indexed",)),
     ("what a reader is told of an answer", ("searchain.provenance",)),
     ("a person's documents as passages", ("searchain.documents",)),
     ("words compared for meaning", ("searchain.tokens",)),
@@ -234,6 +236,52 @@ def test_sizes_are_a_warning_and_only_a_file_past_any_reason_fails():
     assert [f for f, n in folders.items() if n > total / 2] == []
 
 
+ENGINE = "searchain.tools.retrieval"
+"""The embedded BM25 engine and the Elasticsearch backend: every module of the folder but
+:data:`ENGINE_GLUE`."""
+ENGINE_GLUE = frozenset(
+    f"{ENGINE}.{name}" for name in ("resolve", "batch", "langchain", "uploaded")
+)
+"""What ties the backends to the agent: a spec resolved, batched search, LangChain's retriever
+adapter, the chat's uploaded files."""
+ENGINE_MAY_IMPORT = (ENGINE, "searchain.errors", "searchain.indexed", "searchain.types",
+                     "searchain.text", "searchain.files", "searchain.redact")  # fmt: skip
+"""The engine knows nothing of LangChain, documents, the agent or the CLI: only these."""
+
+
+def every_import(tree: ast.Module) -> Iterator[str]:
+    """Each module ``tree`` imports, searchain's or not (``from x import y`` as ``x``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+
+
+def engine_leaks(trees: Mapping[str, ast.Module]) -> list[str]:
+    """Each import by an engine module of what the engine must not know."""
+    foreign = ("langchain", "langgraph", "typer", "rich", "searchain")
+    return [
+        f"{module} imports {target}"
+        for module, tree in sorted(trees.items())
+        if module.startswith(ENGINE + ".") and module not in ENGINE_GLUE
+        for target in sorted(set(every_import(tree)))
+        if target.split(".")[0].startswith(foreign)
+        and target != "searchain"  # the package's root: where it is installed, for workers
+        and not any(target == m or target.startswith(m + ".") for m in ENGINE_MAY_IMPORT)
+    ]
+
+
+def test_the_engine_imports_nothing_of_the_agent_documents_langchain_or_the_cli():
+    assert engine_leaks(package_modules()) == []
+    leak = ast.parse("from searchain.documents.collection import Documents\nimport langchain_core")
+    assert engine_leaks({f"{ENGINE}.update": leak}) == [
+        f"{ENGINE}.update imports langchain_core",
+        f"{ENGINE}.update imports searchain.documents.collection",
+    ]
+    assert engine_leaks({f"{ENGINE}.uploaded": leak}) == []  # the glue may
+
+
 METHOD_FAMILIES = ("searchain.nodes", "searchain.graph", "searchain.methods.")
 """What a method is made of: its nodes, its graph, its module of :mod:`searchain.methods`."""
 
@@ -267,3 +315,27 @@ def test_a_runs_spec_passes_few_modules_and_seldom_climbs_back_up():
     for name in METHODS:
         modules, _, climbs = measure(name)
         assert (name, modules <= 10, climbs <= 3) == (name, True, True), (modules, climbs)
+
+
+def code_map() -> str:
+    """ARCHITECTURE.md's code map: from its heading to the next."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    return text.split("## Code map", 1)[1].split("\n## ", 1)[0]
+
+
+def unmapped(names: set[str], mapped: str) -> list[str]:
+    """Each of searchain's top-level modules and folders ``names`` the map never names."""
+    named = set(re.findall(r"`([\w/.*]+)`", mapped))
+    return sorted(n for n in names if n not in named)
+
+
+def test_the_code_map_names_every_part_and_only_parts_that_exist():
+    package = ROOT / "searchain"
+    parts = {p.name for p in package.glob("*.py")} | {
+        f"{p.name}/" for p in package.iterdir() if p.is_dir() and p.name != "__pycache__"
+    }
+    assert unmapped(parts - {"__init__.py"}, code_map()) == []
+    assert unmapped({"nowhere.py"}, code_map()) == ["nowhere.py"]
+    for name in re.findall(r"`((?:[\w]+/)*[\w]+(?:\.py|/))`", code_map()):
+        found = [p for p in package.rglob(name.rstrip("/")) if "__pycache__" not in p.parts]
+        assert found or (ROOT / name).exists(), f"ARCHITECTURE.md names {name}: no such file"

@@ -18,12 +18,12 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from searchain.documents.collection import Indexed
 from searchain.errors import TargetExists, Worded
+from searchain.indexed import Described
 from searchain.text import counted
 from searchain.tools.retrieval import first_search, passage_store
 from searchain.tools.retrieval.checked import LAZY, CheckedFile, ChecksumError, check_seal, sealed
@@ -88,23 +88,6 @@ def damaged(path: str | Path, reason: str) -> IndexLoadError:
         path=path,
         reason=reason,
     )
-
-
-@runtime_checkable
-class Described(Protocol):
-    """Passages that are documents: :class:`.Documents`, or a documents index's when converted.
-
-    A documents index records their settings and which documents it holds, for ``--update``.
-    """
-
-    @property
-    def indexed(self) -> Sequence[Indexed]:
-        """The documents read, in index order (complete once the passages are iterated)."""
-        ...
-
-    def settings(self) -> dict[str, Any]:
-        """What an update needs to walk and split the same way."""
-        ...
 
 
 class BM25Index:
@@ -375,9 +358,10 @@ class BM25Index:
         written to a temporary directory beside ``path`` and moved into place only once
         complete; an existing index is replaced only with ``overwrite``. ``progress`` is called
         with the number of passages read so far; ``stage`` with a line when the build moves on
-        to its next stage. ``passages`` that are :class:`Documents` make a documents index: it
-        also records their settings, which documents it holds (path, content hash, passages),
-        the passages' lengths and term frequencies, which is what ``--update`` reads.
+        to its next stage. ``passages`` that are documents (:class:`~searchain.indexed.Described`)
+        make a documents index: it also records their settings, which documents it holds
+        (path, content hash, passages), the passages' lengths and term frequencies, which is
+        what an update reads.
         """
         path = Path(path)
         Tokenizer(tokenizer)  # reject an unknown tokenizer before touching the disk

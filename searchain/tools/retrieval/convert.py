@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from searchain.documents.collection import Indexed
+from searchain.indexed import Indexed
 from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.bm25 import (
     CONVERTIBLE,

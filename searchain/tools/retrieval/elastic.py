@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from searchain.documents.collection import Documents
+from searchain.indexed import Described
 from searchain.redact import redact_url
 from searchain.tools.retrieval.elastic_client import (
     TRANSIENT_STATUS,
@@ -279,7 +279,7 @@ class ElasticRetriever:
                 url=self.url,
             )
         physical = new_physical(self)
-        documents = passages.settings() if isinstance(passages, Documents) else None
+        documents = passages.settings() if isinstance(passages, Described) else None
         create(
             self,
             physical,
@@ -319,7 +319,7 @@ class ElasticRetriever:
 
     @staticmethod
     def _actions(index: str, passages: Iterable[Passage]) -> Iterator[dict[str, Any]]:
-        if isinstance(passages, Documents):
+        if isinstance(passages, Described):
             yield from document_actions(index, passages.by_file())
             return
         for p in passages:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
-from searchain.documents.collection import Indexed
+from searchain.indexed import Indexed
 from searchain.types import Passage
 
 SOURCE_FIELD = "source"

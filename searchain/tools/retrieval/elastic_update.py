@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from searchain.documents.collection import Changes, Compared, Documents
 from searchain.errors import SettingError
+from searchain.indexed import Changes, Compared, Walk
 from searchain.text import counted
 from searchain.tools.retrieval.elastic import ElasticRetriever
 from searchain.tools.retrieval.elastic_documents import (
@@ -42,16 +42,21 @@ from searchain.tools.retrieval.elastic_physical import (
     new_physical,
 )
 
+W = TypeVar("W", bound=Walk)
+"""The walk an update is handed back, as the caller made it."""
+
 
 def update_elastic(
     retriever: ElasticRetriever,
+    again: Callable[[dict[str, Any]], W],
     *,
     paths: Sequence[str | Path] | None = None,
     progress: Callable[[int], None] | None = None,
     stage: Callable[[str], None] | None = None,
-) -> tuple[int, Documents, Changes]:
+) -> tuple[int, W, Changes]:
     """Bring the documents index behind ``retriever`` up to date; see the module.
 
+    ``again`` walks the folder anew from the settings the index recorded (``Documents.again``).
     Returns the passages it holds after, the walk (its skipped files) and what changed.
     """
     index = retriever.settings.index
@@ -64,7 +69,7 @@ def update_elastic(
             index=index,
             paths=" ".join(settings["paths"]),
         )
-    documents = Documents.again(settings)
+    documents = again(settings)
     held = _held(retriever)
     compared, changes = documents.compare(held, progress)
     if changes.any:

@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from searchain.documents.collection import Indexed
 from searchain.errors import NoSpace
 from searchain.files import digest
+from searchain.indexed import Indexed
 from searchain.tools.retrieval.checked import LAZY, CheckedFile, ChecksumError, digests
 
 MANIFEST = "searchain-index.json"

@@ -29,12 +29,12 @@ import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from searchain.documents.collection import Changes, Documents, Indexed
 from searchain.errors import NoIndex, SettingError
+from searchain.indexed import Changes, Indexed, Walk
 from searchain.tools.retrieval import npy
 from searchain.tools.retrieval.bm25 import FORMAT, MANIFEST, BM25Index, damaged
 from searchain.tools.retrieval.checked import sealed
@@ -60,6 +60,9 @@ from searchain.types import Passage
 if TYPE_CHECKING:
     from searchain.tools.retrieval.scan.wordscan import TermIds
 
+W = TypeVar("W", bound=Walk)
+"""The walk an update is handed back, as the caller made it."""
+
 PARALLEL_FROM = 100_000
 """New passages past which an update encodes them in worker processes."""
 
@@ -82,13 +85,16 @@ class _Old:
 
 def update(
     path: str | Path,
+    again: Callable[[dict[str, Any]], W],
     *,
     paths: Sequence[str | Path] | None = None,
     progress: Callable[[int], None] | None = None,
     stage: Callable[[str], None] | None = None,
-) -> tuple[BM25Index, Documents, Changes]:
+) -> tuple[BM25Index, W, Changes]:
     """Bring the documents index at ``path`` up to date with its folder; see the module.
 
+    ``again`` walks the folder anew from the settings the index recorded
+    (:meth:`searchain.documents.collection.Documents.again`: the engine reads no file itself).
     ``paths``, if given, must be those it was built from. Returns the updated index (the old
     one, untouched, when nothing changed), the walk (its skipped files, for the summary) and
     what changed.
@@ -111,7 +117,7 @@ def update(
                 path=path,
                 paths=" ".join(settings["paths"]),
             )
-        documents = Documents.again(settings)
+        documents = again(settings)
         plan, changes = _plan(documents, old, progress)
         if not changes.any:
             return BM25Index.load(path), documents, changes
@@ -164,7 +170,7 @@ version's first passage, or the passages just read)."""
 
 
 def _plan(
-    documents: Documents, old: _Old, progress: Callable[[int], None] | None
+    documents: Walk, old: _Old, progress: Callable[[int], None] | None
 ) -> tuple[Plan, Changes]:
     """What each live document brings: its old passages (where they start) or new ones."""
     held = {d["path"]: (d["sha256"], d["passages"]) for d in old.table}
@@ -176,7 +182,7 @@ def _plan(
     return plan, changes
 
 
-def _write(tmp: Path, old: _Old, documents: Documents, plan: Plan) -> None:
+def _write(tmp: Path, old: _Old, documents: Walk, plan: Plan) -> None:
     """The new version's files in ``tmp``: passages, matrix, lengths, table, manifest.
 
     Every byte of the old version is checked first, the large files too (an open checks those

@@ -84,7 +84,7 @@ def test_a_documents_index_of_format_2_updates_into_this_format(tmp_path):
     manifest["documents"] |= {"root": str(docs), "paths": [str(docs)]}  # where they are now
     (old / "searchain-index.json").write_text(json.dumps(manifest))
     (docs / "new.md").write_text("# Sculptors\n\nDonatello worked in Florence.\n")
-    updated, _, changes = update(old)
+    updated, _, changes = update(old, Documents.again)
     assert changes.added == 1 and updated.manifest["format"] == FORMAT
     fresh = BM25Index.build(Documents([docs]), tmp_path / "fresh")
     assert [updated.passage(i) for i in range(len(updated))] == [
@@ -110,7 +110,7 @@ def test_a_converted_documents_index_keeps_its_documents_and_updates(tmp_path):
     assert hits[0].source is not None and hits[0].source.path == "painters.md"
     (docs / "chapels.txt").unlink()
     (docs / "new.md").write_text("# Sculptors\n\nDonatello worked in Florence.\n")
-    updated, _, changes = update(old)
+    updated, _, changes = update(old, Documents.again)
     assert (changes.added, changes.removed) == (1, 1)
     assert updated.search("Donatello", 1)[0].source.path == "new.md"
 

@@ -55,7 +55,7 @@ def test_an_update_writes_what_a_fresh_build_of_the_same_files_writes(tmp_path, 
     write(root, before)
     BM25Index.build(Documents([root], words=12), tmp_path / "index", overwrite=True)
     write(root, after)
-    updated, _, changes = update(tmp_path / "index")
+    updated, _, changes = update(tmp_path / "index", Documents.again)
     fresh = BM25Index.build(Documents([root], words=12), tmp_path / "fresh", overwrite=True)
     same_index(updated, fresh)
     assert changes.kept + changes.added + changes.changed == len(after)
@@ -74,7 +74,7 @@ def test_an_update_reads_only_what_changed_and_says_what_it_did(tmp_path, monkey
     monkeypatch.setattr(
         Documents, "read_file", lambda self, rel, *a: read.append(rel) or original(self, rel, *a)
     )
-    _, documents, changes = update(tmp_path / "index")
+    _, documents, changes = update(tmp_path / "index", Documents.again)
     assert sorted(read) == ["f0.md", "f7.txt"]
     assert str(changes) == "1 added, 1 changed, 1 removed, 4 unchanged"
     assert [d.path for d in documents.indexed] == ["f0.md", "f3.md", "f4.md", "f7.txt",
@@ -85,7 +85,7 @@ def test_nothing_changed_publishes_nothing(tmp_path):
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
     index = BM25Index.build(Documents([root]), tmp_path / "index")
-    again, _, changes = update(tmp_path / "index")
+    again, _, changes = update(tmp_path / "index", Documents.again)
     assert not changes.any and again.path == index.path  # the same version directory
 
 
@@ -95,7 +95,7 @@ def test_every_document_gone_keeps_the_index_and_says_so(tmp_path):
     index = BM25Index.build(Documents([root]), tmp_path / "index")
     (root / "f0.md").unlink()
     with pytest.raises(CorpusError, match="nothing left to index: every document is gone"):
-        update(tmp_path / "index")
+        update(tmp_path / "index", Documents.again)
     assert BM25Index.load(tmp_path / "index").path == index.path
 
 
@@ -106,12 +106,12 @@ def test_a_corpus_index_or_other_paths_are_refused(tmp_path):
 
     BM25Index.build(read_corpus(corpus), tmp_path / "corpus-index")
     with pytest.raises(ValueError, match="built from a corpus file, not documents"):
-        update(tmp_path / "corpus-index")
+        update(tmp_path / "corpus-index", Documents.again)
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
     BM25Index.build(Documents([root]), tmp_path / "index")
     with pytest.raises(ValueError, match=r"update\(\) walks those again") as refused:
-        update(tmp_path / "index", paths=[tmp_path])
+        update(tmp_path / "index", Documents.again, paths=[tmp_path])
     assert "--update walks those again" in cli_line(refused.value)
 
 
@@ -121,7 +121,7 @@ def test_an_index_missing_its_lengths_is_named_damaged(tmp_path):
     index = BM25Index.build(Documents([root]), tmp_path / "index")
     (index.path / "lengths.npy").unlink()
     with pytest.raises(IndexLoadError, match="damaged searchain index"):
-        update(tmp_path / "index")
+        update(tmp_path / "index", Documents.again)
 
 
 def test_a_damaged_passage_store_is_named_not_copied_into_the_new_version(tmp_path):
@@ -136,7 +136,7 @@ def test_a_damaged_passage_store_is_named_not_copied_into_the_new_version(tmp_pa
     store.write_bytes(bytes(data))
     (root / "sub" / "f5.md").write_text("# changed\n\nnew words\n")  # the last: block 0 kept
     with pytest.raises(IndexLoadError, match=r"damaged searchain index \(passages.zst, bytes 0 to"):
-        update(tmp_path / "index")
+        update(tmp_path / "index", Documents.again)
     assert (tmp_path / "index").resolve() == index.path  # the old version still the index
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["docs", "index", index.path.name])
 
@@ -145,7 +145,7 @@ def test_updating_an_index_that_does_not_exist_says_so_not_that_it_is_being_buil
     """It said the index "is being built by process N", naming the update's own process."""
     missing = tmp_path / "never-built"
     with pytest.raises(FileNotFoundError, match=f"there is no index at {missing} to update"):
-        update(missing)
+        update(missing, Documents.again)
     assert not missing.exists() and not (tmp_path / ".never-built.lock").exists()
 
 

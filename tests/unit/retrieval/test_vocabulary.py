@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
-from searchain.tools.retrieval import blake2b, vocabulary
+from searchain.tools.retrieval import vocabulary
 from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, Terms, write_vocabulary
@@ -21,6 +21,19 @@ LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy" / "demo-index"
 """An index written by the release before the mapped vocabulary (``searchain index --demo``)."""
 
 terms = st.text(min_size=0, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(strings=st.lists(st.text(max_size=40), max_size=40), chunk=st.integers(1, 8))
+def test_a_builds_hashes_are_each_terms_own_across_chunks(strings, chunk):
+    """A build hashes its terms a chunk at a time: each is still :func:`term_hash` of it."""
+    real = vocabulary._CHUNK
+    vocabulary._CHUNK = chunk
+    try:
+        hashed = vocabulary.hashed(Terms.of(strings)).tolist()
+    finally:
+        vocabulary._CHUNK = real
+    assert hashed == [vocabulary.term_hash(s) for s in strings]
 
 
 @settings(max_examples=60, deadline=None)
@@ -58,7 +71,6 @@ def test_the_files_are_the_same_whatever_the_chunk(tmp_path, monkeypatch):
 def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(vocabulary, "term_hash", lambda term: 7)  # every term collides
     monkeypatch.setattr(vocabulary, "term_hashes", lambda terms: np.full(len(terms), 7, np.uint64))
-    monkeypatch.setattr(blake2b, "digests", lambda data, ends: np.full(len(ends) - 1, 7, np.uint64))
     write_vocabulary(tmp_path, Terms.of(["giotto", "cimabue", "siena"]))
     mapped = MappedVocabulary(tmp_path)
     assert [mapped.get(t) for t in ("siena", "giotto", "cimabue", "florence")] == [2, 0, 1, None]

@@ -23,7 +23,7 @@ from searchain.cli.common import (
     check_backend,
     page_target,
 )
-from searchain.cli.session import open_threads, preload, run, unfinished
+from searchain.cli.session import open_threads, preload, run, run_config, unfinished
 from searchain.text import clean_text
 
 
@@ -125,7 +125,7 @@ def ask(
     preload(context)
     store, graph = open_threads(db)
     thread_id = thread or uuid.uuid4().hex[:12]
-    config = {"configurable": {"thread_id": thread_id}}
+    config = run_config(thread_id, context)
     with store.lock(thread_id):  # one run per thread at a time: no turn is lost
         if thread is not None and store.exists(thread):
             store.known(thread)  # a thread of this state version, or one clear error

@@ -26,17 +26,37 @@ def unfinished(state: Any) -> bool:
     return bool(state.next or state.tasks)
 
 
-def thread_context(graph: Any, config: dict[str, Any]) -> Any:
-    """The Context a thread's runs set, from its last checkpoint alone (``state.settings``).
+SETTINGS_KEY = "searchain_settings"
+"""The checkpoint metadata key under which a CLI run keeps its settings (JSON)."""
 
-    What a run set to other than the defaults is kept there (``context.thread_settings``); a
-    thread started from Python with an object (a chat model, a retriever) fails in one line.
+
+def run_config(thread: str, context: Any) -> dict[str, Any]:
+    """The config a CLI run of ``thread`` goes with: its settings in every checkpoint it writes.
+
+    LangGraph copies a config's string metadata into each checkpoint's, from the run's input on:
+    a run killed in its first step leaves them behind, for ``resume`` to rebuild the same
+    models and index from (the state's own ``settings`` come with the first LLM step).
+    """
+    from searchain.context import thread_settings
+
+    settings = json.dumps(thread_settings(context))
+    return {"configurable": {"thread_id": thread}, "metadata": {SETTINGS_KEY: settings}}
+
+
+def thread_context(graph: Any, thread: str) -> Any:
+    """The Context a thread's runs set, from its last checkpoint alone.
+
+    A CLI run's settings are in the checkpoint's metadata (:func:`run_config`); a thread run
+    from Python or a server keeps them in its state (``context.thread_settings``). A thread
+    started with an object (a chat model, a retriever) fails in one line.
     """
     from types import SimpleNamespace
 
     from searchain.context import context_of
 
-    saved = graph.get_state(config).values.get("settings") or {}
+    snapshot = graph.get_state({"configurable": {"thread_id": thread}})
+    written = (snapshot.metadata or {}).get(SETTINGS_KEY)
+    saved = json.loads(written) if written else snapshot.values.get("settings") or {}
     return context_of(SimpleNamespace(context=None), saved)
 
 
@@ -57,8 +77,8 @@ def open_thread(db: str, thread: str) -> tuple[Any, Any, Any, dict[str, Any]]:
     """``(store, graph, context, config)`` of an existing thread: its own settings, or one line."""
     store, graph = open_threads(db)
     store.known(thread)  # an unknown or stale thread: one clear line
-    config = {"configurable": {"thread_id": thread}}
-    return store, graph, thread_context(graph, config), config
+    context = thread_context(graph, thread)
+    return store, graph, context, run_config(thread, context)
 
 
 def documents_of(context: Any) -> Path | None:

@@ -58,7 +58,7 @@ def show(
     if html is not None and results:
         from searchain.page import write_page
 
-        documents = documents_of(thread_context(graph, config))
+        documents = documents_of(thread_context(graph, thread))
         write_page(
             html, results, title=f"searchain thread {thread}", documents=documents, thread=thread
         )

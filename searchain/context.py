@@ -377,11 +377,27 @@ def thread_settings(ctx: Context) -> dict[str, Any]:
     Plain values are kept as they are; an object (a chat model, a retriever, a reader) is kept as
     ``{"object": class name}``, a marker that a later run must pass it again.
     """
+    return _marked(_set_fields(ctx))
+
+
+def run_settings(ctx: Context) -> dict[str, Any]:
+    """Every field of ``ctx`` that differs from its declared default, the environment's included.
+
+    What a run must be given again in another shell, whose ``SEARCHAIN_*`` may differ (the CLI's
+    resume); objects marked as :func:`thread_settings` marks them.
+    """
+    return _marked(
+        {f.name: getattr(ctx, f.name) for f in fields(Context) if getattr(ctx, f.name) != f.default}
+    )
+
+
+def _marked(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` with each object (a chat model, a retriever) as ``{"object": class name}``."""
     return {
         name: value
         if value is None or isinstance(value, str | int | float | bool)
         else {"object": type(value).__name__}
-        for name, value in _set_fields(ctx).items()
+        for name, value in settings.items()
     }
 
 

@@ -69,8 +69,20 @@ class Worded(Exception):
         """The message with each setting worded by ``words`` (:func:`python_words`, say)."""
         if not self.settings and not self.facts:  # a plain message: its braces are its own
             return self.template
-        named = {name: words(name).format(**self.facts) for name in self.settings}
-        return self.template.format(**self.facts, **named)
+        facts = _Facts(self.facts)
+        named = {name: words(name).format_map(facts) for name in self.settings}
+        return self.template.format_map(_Facts({**self.facts, **named}))
+
+
+class _Facts(dict[str, Any]):
+    """A refusal's fields: one it lacks shows as its name in capitals.
+
+    A wording that names ``{path}`` for a refusal given none then reads ``PATH``, rather than
+    a KeyError raised in place of the refusal.
+    """
+
+    def __missing__(self, key: str) -> str:
+        return key.upper()
 
 
 def _rebuilt(

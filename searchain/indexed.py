@@ -94,7 +94,3 @@ class Walk(Described, Protocol):
     def problems(self) -> list[str]:
         """Why each skipped file was skipped, one line each."""
         ...
-
-
-WalkAgain = Callable[[dict[str, Any]], Walk]
-"""Makes the walk an index's recorded settings describe (``Documents.again``)."""

@@ -35,11 +35,13 @@ def run_config(thread: str, context: Any) -> dict[str, Any]:
 
     LangGraph copies a config's string metadata into each checkpoint's, from the run's input on:
     a run killed in its first step leaves them behind, for ``resume`` to rebuild the same
-    models and index from (the state's own ``settings`` come with the first LLM step).
+    models and index from (the state's own ``settings`` come with the first LLM step). They are
+    the fields that differ from their declared defaults, so what ``SEARCHAIN_*`` set in this
+    shell is kept for a resume in another.
     """
-    from searchain.context import thread_settings
+    from searchain.context import run_settings
 
-    settings = json.dumps(thread_settings(context))
+    settings = json.dumps(run_settings(context))
     return {"configurable": {"thread_id": thread}, "metadata": {SETTINGS_KEY: settings}}
 
 

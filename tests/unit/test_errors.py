@@ -138,3 +138,16 @@ def test_a_fact_is_shown_as_it_is_whatever_it_holds(fact, setting):
     shown = python_words(setting).format(path=fact, name="n")
     assert str(refusal) == f"{fact}: {shown}"
     assert refusal.worded(cli_words).startswith(f"{fact}: ")
+
+
+def test_a_fact_named_as_a_setting_or_a_fact_the_wording_lacks_never_replaces_the_refusal():
+    """Neighbours of a template's fields: a fact with a setting's name, a fact a wording needs
+    but was not given, a format spec on a fact."""
+    clash = SettingError("write to another {out}", settings=("out",), out="/tmp/r.jsonl")
+    assert str(clash) == "write to another out" and clash.worded(cli_words).endswith("--out")
+    lacking = SettingError("rebuild it with {build}", settings=("build",))
+    assert str(lacking) == "rebuild it with BM25Index.build(passages, PATH)"
+    assert (
+        lacking.worded(cli_words) == "rebuild it with `searchain index CORPUS.jsonl --index PATH`"
+    )
+    assert str(SettingError("{free:.1f} GiB", free=2.25)) == "2.2 GiB"

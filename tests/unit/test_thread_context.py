@@ -62,9 +62,24 @@ def test_a_thread_run_without_the_cli_is_read_from_its_state(tmp_path):
         )
 
 
+def test_a_setting_the_environment_gave_is_kept_for_a_resume_in_another_shell(monkeypatch):
+    monkeypatch.setenv("SEARCHAIN_MAX_CHAIN_NODES", "3")
+    graph = build_graph(checkpointer=InMemorySaver())
+    context = Context(llm="scripted:/nonexistent.json", reader="llm")
+    with pytest.raises(Exception):  # noqa: B017
+        graph.invoke({"question": "Who painted it?"}, run_config("t", context), context=context)
+    monkeypatch.delenv("SEARCHAIN_MAX_CHAIN_NODES")
+    assert thread_context(graph, "t").max_chain_nodes == 3
+
+
 def test_run_config_carries_the_settings_as_a_string_langgraph_keeps():
     """LangGraph copies only a config's plain metadata (strings, numbers) into checkpoints."""
     context = Context(r_max=2, llm="local")
     config = run_config("t", context)
     assert config["configurable"] == {"thread_id": "t"}
     assert json.loads(config["metadata"][SETTINGS_KEY]) == {"r_max": 2, "llm": "local"}
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    model = Context(llm=FakeListChatModel(responses=["x"]))
+    marked = json.loads(run_config("t", model)["metadata"][SETTINGS_KEY])
+    assert marked == {"llm": {"object": "FakeListChatModel"}}

@@ -170,8 +170,11 @@ class SqliteThreadStore(ThreadStore):
             # readers go on meanwhile) rather than failing with "database is locked".
             self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_SECONDS)
         except (OSError, sqlite3.Error) as exc:
-            raise _another(
-                self.path, "cannot be opened ({exc}): pass another {db}", exc=exc
+            raise SettingError(
+                "cannot open {path} ({exc}): pass a {db} in a writable directory",
+                settings=("db",),
+                path=self.path,
+                exc=exc,
             ) from None
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master")}
         if tables and not ("searchain_threads" in tables or self._langgraph_checkpoints()):
@@ -328,10 +331,10 @@ class PostgresThreadStore(ThreadStore):
 def busy(thread_id: str) -> ValueError:
     """The one line for a thread another run holds."""
     return SettingError(
-        "thread {thread!r} is busy: another run is using it; wait for it to finish "
+        "thread {name!r} is busy: another run is using it; wait for it to finish "
         "({threads} shows it), or pass another {thread}",
         settings=("threads", "thread"),
-        thread=thread_id,
+        name=thread_id,
     )
 
 

@@ -278,7 +278,8 @@ def test_a_foreign_mapping_is_refused_naming_its_fields_then_searched_by_them(
         retriever(es_url, foreign_index).search("Lorenzo Monaco")
     message = str(refused.value)
     assert "\n" not in message and "title field 'title'" in message
-    assert "its fields: body, doc_id, headline" in message and "--es-title-field" in message
+    assert "its fields: body, doc_id, headline" in message and "title_field" in message
+    assert "--es-title-field" in cli_line(refused.value)
 
     settings = ElasticSettings(
         url=es_url, index=foreign_index, title_field="headline", text_field="body"

@@ -151,3 +151,32 @@ def test_a_fact_named_as_a_setting_or_a_fact_the_wording_lacks_never_replaces_th
         lacking.worded(cli_words) == "rebuild it with `searchain index CORPUS.jsonl --index PATH`"
     )
     assert str(SettingError("{free:.1f} GiB", free=2.25)) == "2.2 GiB"
+
+
+def clashes(tree: ast.Module) -> list[str]:
+    """Each call whose ``settings=(...)`` names a field it also passes as a fact."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        given = {k.arg: k.value for k in node.keywords if k.arg}
+        named = {getattr(e, "value", None) for e in getattr(given.get("settings"), "elts", [])}
+        found += [f"line {node.lineno}: {name}" for name in sorted(named & set(given))]
+    return found
+
+
+def test_no_refusal_gives_a_fact_the_name_of_a_setting_it_names():
+    """A fact named as a setting is shown as the setting: "thread '--thread' is busy"."""
+    found = [f"{where}, {c}" for where, tree in library_modules().items() for c in clashes(tree)]
+    assert found == []
+    planted = ast.parse('SettingError("{thread} busy", settings=("thread",), thread=t)')
+    assert clashes(planted) == ["line 1: thread"]
+
+
+def test_a_busy_thread_is_named_as_it_is():
+    from searchain.threads import busy
+
+    refusal = busy("shared")
+    assert str(refusal).startswith("thread 'shared' is busy")
+    assert cli_line(refusal).startswith("thread 'shared' is busy")
+    assert cli_line(refusal).endswith("or pass another --thread")

@@ -122,7 +122,7 @@ class _TransformersReader(PairReader):
         """Read the pairs in forward passes of ``batch_size`` (one pair at a time on a CPU).
 
         On a CPU a padded batch costs more per passage than passages one by one (measured with
-        a DPR-sized reader: 487 vs 376 ms per passage at 8 vs 1); an accelerator wants batches.
+        a DPR-sized reader); an accelerator wants batches.
         """
         _, model = self.load()
         size = self.batch_size or (1 if model.device.type == "cpu" else 16)

@@ -68,7 +68,7 @@ CONVERTIBLE = (1,)
 """Earlier layouts ``searchain index --convert`` rewrites (1: bm25s's score matrix, JSON lines)."""
 COLD_POSTINGS = 1 << 24
 """Postings the NumPy scorer may read for a query while the kernel loads: past about this many,
-reading them takes as long as the kernel takes to load (0.5 s), so the query waits for it."""
+reading them takes as long as the kernel takes to load, so the query waits for it."""
 
 
 class IndexLoadError(Worded, ValueError):
@@ -156,8 +156,7 @@ class BM25Index:
         except ChecksumError as exc:
             raise damaged(self.named, str(exc)) from None
         # The kernel starts loading once this answer is whole: its imports hold the GIL, which
-        # the many short NumPy and passage-reading steps of a first search would each wait for
-        # (a first search at 1M: 65 ms before it starts, 140-200 ms beside it).
+        # the many short NumPy and passage-reading steps of a first search would each wait for.
         self.warm()
         return found
 
@@ -183,7 +182,8 @@ class BM25Index:
     def warm(self) -> threading.Thread:
         """Load the search kernel in a background thread (once); a search meanwhile needs none.
 
-        Opening imports no numba, and loading it with the compiled kernel takes 0.5-0.6 s. The
+        Opening imports no numba, and loading it with the compiled kernel takes longer than a
+        first search. The
         first search starts this itself once it has answered, in NumPy (:mod:`.first_search`);
         later searches are answered in NumPy too until the kernel is ready. A search that would
         read more than :data:`COLD_POSTINGS` postings waits for the kernel. A caller with other
@@ -434,7 +434,7 @@ class BM25Index:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
         index = cls.load(path)
-        # The search kernels compile on their first use (about 13 s on 2 cores) and are cached
+        # The search kernels compile on their first use (seconds, not milliseconds) and are cached
         # on disk after that: pay it here, once per installation, not on the first question.
         if stage:
             stage("loading the search kernels (compiled once after an install, then cached)")

@@ -119,8 +119,7 @@ class CompactPostings:
         ``chosen``: only these of its blocks (ascending, counted from its first), which a probe
         for a few passages needs (:mod:`.first_search`); by default every block. :data:`CHUNK`
         blocks at a time: each step's arrays then stay in the cache and are reused by the
-        allocator, where a long list's whole-length temporaries cost a page fault every 4 KiB
-        (a first search's 2M postings at 1M passages: 64 ms, not 91).
+        allocator, where a long list's whole-length temporaries cost a page fault every 4 KiB.
         """
         first, end = int(self.indptr[t]), int(self.indptr[t + 1])
         g0, g1 = int(self.blocks[t]), int(self.blocks[t + 1])

@@ -1,11 +1,11 @@
 """Exact top-k BM25 in plain NumPy, every posting added: the reference the faster scorers match.
 
-The MaxScore kernel (:mod:`.topk`) is compiled with numba, and a fresh process pays for numba
-before its first search: 0.5-0.6 s of imports (numba's registries, and SciPy's BLAS through
-them) even with the kernel cached on disk. What a fresh process searches with meanwhile imports
-nothing but NumPy: :mod:`.first_search`, which skips what MaxScore can skip and sums the rest
-here. This module adds up every posting of the query's terms, decoded from their blocks in
-NumPy, which costs the length of their lists.
+The MaxScore kernel (:mod:`.topk`) is compiled with numba, and a fresh process pays for numba before
+its first search: its imports (numba's registries, and SciPy's BLAS through them) take longer than a
+search, even with the kernel cached on disk. What a fresh process searches with meanwhile imports
+nothing but NumPy: :mod:`.first_search`, which skips what MaxScore can skip and sums the rest here.
+This module adds up every posting of the query's terms, decoded from their blocks in NumPy, which
+costs the length of their lists.
 
 Its answers are the kernel's, float for float: each document's score is its terms' scores
 summed in float64 in ascending term order (the order the kernel sums them in), ranked best

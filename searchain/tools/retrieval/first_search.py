@@ -1,10 +1,10 @@
 """Exact top-k BM25 in NumPy with MaxScore's pruning: what a fresh process searches with.
 
-A fresh process answers its first searches in NumPy while the compiled kernel loads (numba's
-imports alone take 0.5-0.6 s). Adding up every posting of the query's terms (:mod:`.exhaustive`)
-costs the length of their lists, and a question's stop words hold nearly all of them: the first
-benchmark question at 1M passages holds 2.1M postings, 1.9M of them in "the" and "in", whose
-scores are at most 0.054 where its other words' reach 1.9-4.5.
+A fresh process answers its first searches in NumPy while the compiled kernel loads (numba's imports
+alone take longer than such a search). Adding up every posting of the query's terms
+(:mod:`.exhaustive`) costs the length of their lists, and a question's stop words hold nearly all of
+them: the first benchmark question at 1M passages holds 2.1M postings, 1.9M of them in "the" and
+"in", whose scores are at most 0.054 where its other words' reach 1.9-4.5.
 
 So, as MaxScore does (Turtle & Flood 1995): terms are read whole from the highest bound (their
 blocks' highest score) down, until those left could not together lift a passage to the k-th
@@ -76,8 +76,8 @@ def _union(lists: list[Postings]) -> tuple[np.ndarray, np.ndarray]:
     """The passages ``lists`` hold (ascending), and their scores summed in float64 (to prune by).
 
     Sorted, not summed into a slot for every passage: the lists are each ascending, so a stable
-    sort merges their runs (the first benchmark question at 21M passages: its 1.2M postings
-    read whole in 52 ms, where summing them into 21M slots and finding the filled ones took 124).
+    sort merges their runs, in less time than summing them into a slot for each of millions of
+    passages and finding the filled ones took.
     """
     docs = np.concatenate([d for d, _ in lists])
     order = np.argsort(docs, kind="stable")
@@ -92,7 +92,7 @@ def _blocks_holding(postings: CompactPostings, t: int, docs: np.ndarray) -> np.n
     last = postings.block_last[postings.blocks[t] : postings.blocks[t + 1]]
     block = np.searchsorted(last, docs)  # the one block each may be in: ascending
     block = block[block < len(last)]
-    return block[np.diff(block, prepend=-1) > 0]  # not np.unique: it imports numpy.ma (23 ms)
+    return block[np.diff(block, prepend=-1) > 0]  # not np.unique: it imports numpy.ma
 
 
 def _scores_of(held: Postings, docs: np.ndarray) -> np.ndarray:

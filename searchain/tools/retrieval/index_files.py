@@ -237,10 +237,10 @@ def sync_tree(root: Path) -> None:
 def flushing() -> Iterator[Callable[[Path], None]]:
     """``flush(path)``: a finished file or tree sent to disk in a background thread meanwhile.
 
-    :func:`publish` fsyncs every file before the rename; a file flushed as soon as it is whole
-    has its writeback overlap the work after it, and finds little left then (at 1M passages,
-    0.25 s of the build's end). Leaving the block waits for every flush and raises the first
-    error: an fsync's error is reported once, and a later fsync of the same file may not see it.
+    :func:`publish` fsyncs every file before the rename; a file flushed as soon as it is whole has
+    its writeback overlap the work after it, and finds little left then. Leaving the block waits for
+    every flush and raises the first error: an fsync's error is reported once, and a later fsync of
+    the same file may not see it.
     """
     with ThreadPoolExecutor(1, "searchain-flush") as pool:
         flushes: list[Future[None]] = []

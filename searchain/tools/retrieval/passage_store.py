@@ -44,23 +44,21 @@ DICTIONARY = "passages.dict"
 FILES = (STORE, BLOCKS, FIRSTS, DICTIONARY)
 """Every file a store is, in its index's directory."""
 PER_BLOCK = 16
-"""Passages a block holds: 10 KB of text, decompressed in about 17 microseconds (32: 0.438 of
-the text for 0.443 at :data:`LEVEL`, but twice the time a returned passage costs)."""
+"""Passages a block holds, about 10 KB of text: twice as many compress a little better, but
+double what a returned passage costs to decompress."""
 LEVEL = 5
-"""zstd's level. On 16-passage blocks of the 1M benchmark corpus, 64 blocks a call, one thread,
-the dictionary (then 1 MiB) digested once: level 5 stores 0.443 of the raw text at 43 MB/s; 6,
-0.431 at 29 MB/s; 4, 0.463 at 80 MB/s; 3, 0.478 at 87 MB/s. The store is a third of the build's
-work at 6."""
+"""zstd's level: the lowest that keeps the store under :data:`DICTIONARY_SIZE`'s goal of 0.45 of
+the raw text on the benchmark corpus; each level above costs much more compression time for a
+little less disk."""
 BATCH = 64 * PER_BLOCK
 """Passages compressed together once the compressor is ready: one call to zstd's threads for 64
 blocks, not one a block (an update adds a document's few passages at a time)."""
 COPY_CHUNK = 1 << 24
 """Bytes of kept blocks read and written at a time."""
 DICTIONARY_SIZE = 1 << 19
-"""Bytes of dictionary trained at most. A smaller one is searched faster by every block: 1M
-passages' builds took 19.4-20.9 s with 512 KiB against 20.2-22.7 with 1 MiB (five pairs, the
-main process 0.9-2.5 s less CPU), the store 0.447 of the raw text against 0.441 (768 KiB: 19.6
-and 20.0 s, 0.443). The store/raw goal is 0.45."""
+"""Bytes of dictionary trained at most. A smaller one is searched faster by every block, so the
+build is faster, for a slightly larger store: this size keeps the store within the goal of
+0.45 of the raw text."""
 TRAIN_ON = 12_000
 """Passages the dictionary is trained on: the corpus's first."""
 TRAIN_FROM = 1_000
@@ -74,7 +72,7 @@ def _train(lines: list[bytes]) -> bytes:
     if len(lines) < TRAIN_FROM:
         return b""
     size = min(DICTIONARY_SIZE, sum(map(len, lines)) // 4)
-    try:  # k and d given: no search for them, so it takes 0.1 s and is deterministic
+    try:  # k and d given: no search for them, so it is quick and deterministic
         return zstandard.train_dictionary(size, lines, k=256, d=6).as_bytes()
     except zstandard.ZstdError:
         return b""
@@ -95,8 +93,8 @@ class PassageStoreWriter:
         self.directory = directory
         self._threads = threads
         """zstd's threads compressing a batch of blocks (-1: one a core). A build gives it the
-        cores its workers leave: on 2 cores with one worker, one thread built 1M passages in
-        39.6–40.4 s against 42.9–43.6 with two, which took the worker's core from it."""
+        cores its workers leave: on 2 cores with one worker, a second thread took the worker's
+        core from it and the build was slower."""
         self._dictionary = dictionary
         """The dictionary to compress with; None: trained on the first :data:`TRAIN_ON`."""
         self._pending: list[bytes] = []
@@ -156,7 +154,7 @@ class PassageStoreWriter:
         if self._beside is None:
             self._beside = ThreadPoolExecutor(max_workers=1)
         # zstd compresses without the GIL: the caller reads and hands out the next passages
-        # meanwhile (at 1M, the build's reading and encoding take 36.0 s, 40.8 s without).
+        # meanwhile, which makes a build's reading and encoding faster.
         self._compressing = self._beside.submit(self._compress, blocks, (lasts - firsts).tolist())
 
     def _start(self, data: bytes, ends: np.ndarray) -> None:

@@ -1,13 +1,12 @@
 """Postings grouped by term in linear time, compiled with numba: the build's two sorts.
 
-A segment's tokens arrive passage after passage (term ids in text order); the matrix needs them
-by term, then passage, with each passage's term frequency. Sorting 64-bit (term, passage) keys
-costs O(n log n) — 10 s for the 100M tokens of 1M passages, on the one core the build's
-coordinating process has. A counting sort by term is two passes over the tokens, and because
-passages are visited in order it leaves each term's passages ascending, so a term's repeats in
-one passage sit side by side and fold into a frequency as they are placed. Merging segments
-into term ranges is the same placement, run by run. Kernels compile on first use and are cached
-on disk (numba's ``cache=True``), as the search kernels are.
+A segment's tokens arrive passage after passage (term ids in text order); the matrix needs them by
+term, then passage, with each passage's term frequency. Sorting 64-bit (term, passage) keys costs
+O(n log n), on the one core the build's coordinating process has. A counting sort by term is two
+passes over the tokens, and because passages are visited in order it leaves each term's passages
+ascending, so a term's repeats in one passage sit side by side and fold into a frequency as they are
+placed. Merging segments into term ranges is the same placement, run by run. Kernels compile on
+first use and are cached on disk (numba's ``cache=True``), as the search kernels are.
 """
 
 from __future__ import annotations

@@ -18,10 +18,8 @@ of passages, :data:`.workers.BATCH`), apart from the vocabulary (:class:`.scan.w
 about 40 bytes a distinct word) and 4 bytes a passage (its length), and the passage store's
 block sizes.
 
-Segments and ranges are capped, not sized to the budget: larger ones are no faster (1M passages,
-2 cores: 36.6 s with one segment of 100M tokens and 16M-posting ranges, 35.5 s with 16M-token
-segments and 8M-posting ranges), and the memory they would take is the build's peak (2.00 GiB
-against 1.00 GiB for the process tree).
+Segments and ranges are capped, not sized to the budget: larger ones are no faster, and the
+memory they would take would be the build's peak (``benchmarks/build_memory.py``).
 """
 
 from __future__ import annotations
@@ -44,12 +42,11 @@ BYTES_PER_POSTING = 40
 """Peak working memory per posting while a term range is merged and scored."""
 MAX_SEGMENT = 1 << 22
 """Tokens counted into one segment at most, whatever the budget: larger segments are no faster,
-and counting one is the peak of the build while its workers run (1M passages: 0.71 GiB for
-the process tree with segments of 4M tokens, 0.87 GiB with 16M; 35.9 s and 34.1 s to build)."""
+and counting one is the peak of the build while its workers run."""
 MAX_RANGE = 1 << 22
 """Postings merged at a time at most, whatever the budget: larger ranges are no faster. Two
-are held at once, one encoded while the next is merged: 1M passages' postings were written in
-2.58-2.63 s so, against 3.15-3.47 s with 8M-posting ranges one after the other."""
+are held at once, one encoded while the next is merged, which writes the postings faster than
+larger ranges one after the other."""
 MIN_MEMORY = 1 << 20
 
 

@@ -25,8 +25,8 @@ TOKENIZERS = ("stem", "standard")
 def english_stopwords() -> frozenset[str]:
     """bm25s's English stop words, read from its module file without importing bm25s.
 
-    Importing the bm25s package loads numba and SciPy (0.3 s), which an index that is only
-    being opened does not need; its stop-word list is a plain module of tuples.
+    Importing the bm25s package loads numba and SciPy, which an index that is only being
+    opened does not need; its stop-word list is a plain module of tuples.
     """
     spec = importlib.util.find_spec("bm25s")  # finds the package; runs none of it
     if spec is None or spec.origin is None:
@@ -41,7 +41,7 @@ def english_stopwords() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _pystemmer_version() -> str:
-    # Read from the installed package's metadata once: 1.6 ms, most of an index's open time.
+    # Read from the installed package's metadata once: reading it was most of an open's time.
     return importlib.metadata.version("PyStemmer")
 
 

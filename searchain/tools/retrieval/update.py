@@ -240,7 +240,7 @@ def _encode(
 
     Encoded as a build encodes them (:func:`.workers.encoded_batches`), in this process up to
     :data:`PARALLEL_FROM` new passages: worker processes cost more to start than they save
-    there (1% of 1M passages: 9.1 s an update with them, 8.0 s without, median of 20 each).
+    there (``benchmarks/updates.py`` measures updates).
     """
     from searchain.tools.retrieval.encode import TermMap
     from searchain.tools.retrieval.workers import default_workers, encoded_batches

@@ -1,7 +1,7 @@
 """The index's vocabulary on disk, mapped rather than parsed: term → column in microseconds.
 
-Parsing ``vocab.index.json`` into a dict took 2.4 s and most of a process's private memory at
-1M passages (1.75M terms), and grew with the corpus. Here the terms are a table sorted by a
+Parsing ``vocab.index.json`` into a dict took most of an open's time and of a process's
+private memory, and grew with the corpus. Here the terms are a table sorted by a
 64-bit hash of each term (BLAKE2b, stable across processes and machines), with each term's
 column and its UTF-8 bytes: opening maps four files; a lookup hashes the term, finds its hash by
 binary search in the mapped table (about 25 page touches at 21M terms) and compares the stored
@@ -45,7 +45,7 @@ class Terms(NamedTuple):
     """Terms as UTF-8, end to end: term ``i`` is ``data[ends[i]:ends[i + 1]]``.
 
     What a build writes, with no Python object a term: a dict or a list of 11M strings (21M
-    passages) held some 1.9 GiB, the build's peak, while the vocabulary was written.
+    passages) was the build's peak memory while the vocabulary was written.
     """
 
     data: np.ndarray

@@ -44,17 +44,14 @@ a test's) is indexed before a worker process would have imported numpy. A larger
 its workers at once."""
 WHILE_STARTING = True
 """Whether this process encodes batches itself while its workers start (about a second each:
-importing numpy and numba, loading the compiled code), not waiting for them. At 1M passages on
-2 cores, a worker's first batch came 1.0 s after this process's first, which had only
+importing numpy and numba, loading the compiled code), not waiting for them: it has only
 :data:`LOCAL_BATCHES` to encode meanwhile. Tests turn it off to hand every batch to a worker."""
 READY = "ready"
 """A worker's first answer: it has loaded its compiled code, and a batch it takes starts at once."""
 IN_FLIGHT = 8
 """Batches each worker may hold: enough to keep it encoding while this process counts a
-segment (a few hundred milliseconds, in which a worker encodes a dozen batches). At 1M passages
-on 2 cores, one worker, alternated: 16 in flight built in 33.0–34.0 s against 35.1–37.7 with 2;
-8 in 32.7–32.9 against 16's 33.0–33.5. Before the workers read the corpus, this process was
-the slower side and 8 built no faster than 2."""
+segment, in which a worker encodes about a dozen batches. Fewer left a worker idle; more built
+no faster (``benchmarks/build_memory.py`` measures a build)."""
 _FRAME = struct.Struct("<Q")
 MAX_FRAME = 1 << 36
 """Bytes a frame may say it holds: far beyond any batch's, so a larger length is not a frame's
@@ -65,11 +62,9 @@ def default_workers() -> int:
     """One fewer than the cores this process may run on: this process takes a core's worth.
 
     It cuts a corpus file into chunks, writes the passage store (zstd's threads compress it)
-    and counts the postings while the workers parse and encode: at 1M passages, 21.3–22.2 s of
-    CPU to the one worker's 11.7–11.9. A second worker on 2 cores (measured before the workers'
-    parsing and formatting were compiled: 30.0 s against 33.5–33.6, ``build_memory.py``)
-    peaks at 0.89 GiB for the process tree against 0.68–0.70 with one: over the goal of 0.8
-    GiB, which one worker keeps.
+    and counts the postings while the workers parse and encode, with about twice the CPU time of
+    a worker. A second worker on 2 cores built a little faster but raised the process tree's
+    peak memory past the goal one worker keeps (``benchmarks/build_memory.py``).
     """
     return len(os.sched_getaffinity(0)) - 1
 

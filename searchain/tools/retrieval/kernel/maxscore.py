@@ -286,7 +286,7 @@ def top_k_each(
 
     Query ``q``'s terms are ``flat_terms[offsets[q]:offsets[q + 1]]``. A batch's threads each call
     it on a share of the queries (:meth:`.topk.TopK.search_batch`): a plain loop, where numba's
-    ``prange`` took 5 s more to compile on a fresh install's first build.
+    ``prange`` took seconds more to compile on a fresh install's first build.
     """
     for q in range(first, last):
         docs, scores = top_k(p, flat_terms[offsets[q] : offsets[q + 1]], k, window)

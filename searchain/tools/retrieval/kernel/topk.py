@@ -28,7 +28,7 @@ BATCH_CHUNK = 8
 the lock taken, for eight queries."""
 SPLIT = 100_000
 """Postings of a query's lists a thread of :meth:`TopK.search` is given at least: a thread
-starts in about 0.1 ms, and searches 100,000 postings in a few."""
+costs far less to start than searching that many postings takes."""
 
 
 class TopK:

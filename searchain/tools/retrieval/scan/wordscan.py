@@ -55,7 +55,7 @@ def _matching(pattern: str, text: str) -> np.ndarray:
     """Whether each character of ``text`` matches ``pattern``, a class of one character.
 
     Two substitutions in ``re``'s compiled code, not a Python call a code point: a code point
-    table took 3.6 s of every build process's start (``chr`` and ``str.isalnum`` 1.1M times).
+    table took seconds of every build process's start (``chr`` and ``str.isalnum`` 1.1M times).
     The characters that do not match become NUL first, so the matching ones are all that is
     left to become 1 (NUL and 1 match neither class).
     """

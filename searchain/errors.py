@@ -15,10 +15,13 @@ from typing import Any
 
 PYTHON: Mapping[str, str] = {
     "analyzer": "analyzer='standard'",
+    "auto_cot_build": "searchain.methods.auto_cot.build_auto_cot_demos",
+    "calibrate": "searchain.eval.calibrate.calibrate and calibration.save",
     "build": "BM25Index.build(passages, {path})",
     "calibration": "SEARCHAIN_CALIBRATION",
     "convert": "searchain.tools.retrieval.convert.convert({path})",
     "data": "SEARCHAIN_DATA_DIR",
+    "dsp_build": "searchain.methods.dsp.bootstrap_dsp_demos",
     "es_build": "ElasticRetriever(ElasticSettings(index={name!r})).build(passages)",
     "es_fields": "ElasticSettings' title_field, text_field and id_field",
     "es_index": "another ElasticSettings index",
@@ -28,6 +31,7 @@ PYTHON: Mapping[str, str] = {
     "index": "another path",
     "memory": "a smaller memory",
     "overwrite": "overwrite=True",
+    "resume": "Command(resume=...)",
     "threads": "ThreadStore.threads()",
     "update": "update()",
     "verify": "BM25Index.verify({path})",

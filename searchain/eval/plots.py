@@ -91,7 +91,7 @@ def pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError(f"searchain report's {PLOTS_HINT}") from None
+        raise ImportError(f"the report's {PLOTS_HINT}") from None
     return plt
 
 

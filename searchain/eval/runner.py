@@ -122,7 +122,7 @@ def read_results(
                 or not {f.name for f in fields(EvalSpec) if f.name not in LATER} <= config.keys()
             ):
                 raise ValueError(
-                    f"{path} line {number} is not a searchain eval result (no id, metrics and "
+                    f"{path} line {number} is not an evaluation's result (no id, metrics and "
                     "config of dataset, split, method, llm, reader, backend, p, u, seed)"
                 )
             result["config"] = {**LATER, **config}

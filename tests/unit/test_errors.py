@@ -25,6 +25,15 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*|`searchain [a-z]+")
 """A flag or a searchain command, as a message would name one."""
 
 
+def commands() -> re.Pattern[str]:
+    """A command of the CLI named in words (``run searchain calibrate``); "searchain index" is
+    also what an index is called, so only with a flag."""
+    names = sorted(getattr(typer.main.get_command(app), "commands", {}))
+    assert {"ask", "eval", "calibrate", "index"} <= set(names)
+    others = "|".join(n for n in names if n != "index")
+    return re.compile(rf"\bsearchain (?:{others})\b|\bsearchain index -")
+
+
 def cli_options() -> set[str]:
     """Every ``--option`` some command of the CLI takes."""
     command = typer.main.get_command(app)
@@ -83,6 +92,15 @@ def test_no_library_error_names_a_flag_or_a_command_of_the_cli():
         if flag in options or flag.startswith("`searchain")
     ]
     assert found == []
+    named = commands()
+    in_words = [
+        f"{where}: {text!r}"
+        for where, tree in library_modules().items()
+        for text in raised_texts(tree)
+        if named.search(text)
+    ]
+    assert in_words == []
+    assert named.search("run searchain calibrate again") and not named.search("a searchain index")
     planted = ast.parse('def f() -> ValueError:\n    return ValueError(f"pass --db {x}")')
     assert raised_texts(planted) == ["pass --db "]
     assert raised_texts(ast.parse('raise TargetExists("see `searchain threads`")')) != []
@@ -99,7 +117,9 @@ def test_every_setting_a_refusal_names_is_a_flag_or_worded_on_both_surfaces():
     ]
     assert unworded == []
     assert set(FLAGS) <= set(named) and set(PYTHON) <= set(named)  # no word for nothing
-    assert set(FLAGS) - set(PYTHON) <= {n for n in FLAGS if cli_words(n).startswith(("--", "a"))}
+    assert set(FLAGS) - set(PYTHON) <= {
+        n for n in FLAGS if cli_words(n).startswith(("--", "a", "SEARCHAIN_"))
+    }
 
 
 def test_a_refusal_says_python_to_python_and_flags_to_the_cli(tmp_path):

@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 
 from searchain.cache import load_once
 from searchain.context import Context, context_of, thread_settings
+from searchain.errors import SettingError
 from searchain.events import emit
 from searchain.nodes.shared import completed_answer
 from searchain.prompts import feedback_template, render
@@ -36,9 +37,10 @@ def auto_cot(state: ReasoningState, runtime: Runtime[Context]) -> dict[str, Any]
     """
     ctx = context_of(runtime, state.settings)
     if not ctx.auto_cot_demos:
-        raise ValueError(
-            "auto-cot needs its demonstrations: set auto_cot_demos to a file that "
-            "searchain.methods.auto_cot.build_auto_cot_demos wrote (searchain eval builds it)"
+        raise SettingError(
+            "auto-cot needs its demonstrations: set {auto_cot_demos} to a file that "
+            "{auto_cot_build} wrote",
+            settings=("auto_cot_demos", "auto_cot_build"),
         )
     asked = normalize_answer(state.question)
     demos = [d for d in load_demos(ctx.auto_cot_demos) if normalize_answer(d[0]) != asked]

@@ -26,6 +26,7 @@ from langgraph.runtime import Runtime
 from searchain.cache import load_once
 from searchain.context import Context, context_of, thread_settings
 from searchain.documents.uploads import Upload
+from searchain.errors import SettingError
 from searchain.events import emit
 from searchain.nodes.shared import completed_answer, retrieve
 from searchain.prompts import feedback_template, render
@@ -159,7 +160,11 @@ def load_dsp_demos(path: str) -> list[dict[str, Any]]:
 
 def _read(path: str) -> list[dict[str, Any]]:
     if not Path(path).is_file():
-        raise ValueError(f"DSP demonstrations {path!r} do not exist: run searchain eval to build")
+        raise SettingError(
+            "DSP demonstrations {path!r} do not exist: build them with {dsp_build}",
+            settings=("dsp_build",),
+            path=path,
+        )
     demos = json.loads(Path(path).read_text(encoding="utf-8"))
     fields = {"context", "rationale", "output"}
     if not isinstance(demos, list) or not all(

@@ -19,24 +19,25 @@ from searchain.conversation import (
     text_of,
 )
 from searchain.documents.uploads import read_uploads, sent_files
+from searchain.errors import SettingError
 from searchain.searched import upload_bounds
 from searchain.state import State, unreasoned
 
 
-def unasked(state: Any) -> str:
+def unasked(state: Any) -> SettingError:
     """Why a run that was given no question, and whose messages ask none, is refused."""
     last = state.messages[-1] if state.messages else None
     if isinstance(last, HumanMessage) and last.id != state.asked_id:
         # An earlier release kept the model's feedback in messages: a human message at the end
         # of its unfinished question cannot be told from the person's.
-        return (
+        return SettingError(
             "this thread's question, begun by an earlier searchain release, is unfinished and "
-            "its last message may be that release's feedback to the model: resume it "
-            "(searchain resume, or Command(resume=...)), or send the new question as "
-            "`question`, not as a message"
+            "its last message may be that release's feedback to the model: resume it with "
+            "{resume}, or send the new question as `question`, not as a message",
+            settings=("resume",),
         )
     ending = "it has no messages" if last is None else f"its messages end in a {last.type} message"
-    return (
+    return SettingError(
         f"this run asks no question: it was given no `question`, and {ending}, not a human "
         "one; end the messages with the person's question, or pass `question`"
     )
@@ -73,7 +74,7 @@ def receive(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
         update.update(unreasoned())  # a follow-up question is answered afresh
     asked = asked_message(state)
     if asked is None and not isinstance(state.question, Given):
-        raise ValueError(unasked(state))
+        raise unasked(state)
     if asked is not None:
         bounds = upload_bounds(context_of(runtime, state.settings))
         files = [f for m in brought(state) for f in sent_files(m.content, bounds.max_bytes)]

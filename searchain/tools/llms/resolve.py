@@ -92,7 +92,7 @@ def resolve_llm(spec: str | BaseChatModel) -> BaseChatModel:
         return load_once(key, lambda: init_provider_model(name, settings))
     raise ValueError(
         f"unknown LLM spec {spec!r}: use auto, local, gguf:PATH, provider:model (e.g. "
-        "openai:gpt-4o-mini) or scripted:FILE.json (searchain eval also takes simulated); "
+        "openai:gpt-4o-mini) or scripted:FILE.json (an evaluation also takes simulated); "
         "from Python, a LangChain chat model object also works"
     )
 

@@ -120,8 +120,8 @@ def load(path: Path) -> dict[str, Calibration]:
     if not path.is_file():
         raise SettingError(
             "calibration file {path} is not a file: point {calibration} at a JSON file "
-            "searchain calibrate writes",
-            settings=("calibration",),
+            "written by {calibrate}",
+            settings=("calibration", "calibrate"),
             path=path,
         )
     stat = path.stat()
@@ -135,9 +135,12 @@ def _read(path: Path) -> dict[str, Calibration]:
             raise ValueError(f"format {raw.get('format')!r}, not {FORMAT}")
         return {name: _entry(name, entry) for name, entry in raw["readers"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise ValueError(
-            f"calibration file {path} is broken ({exc}): run searchain calibrate again, or "
-            "remove it"
+        raise SettingError(
+            "calibration file {path} is broken ({exc}): calibrate again with {calibrate}, or "
+            "remove it",
+            settings=("calibrate",),
+            path=path,
+            exc=exc,
         ) from None
 
 

@@ -180,7 +180,7 @@ def test_results_of_another_configuration_are_refused(tmp_path):
     ("bad", "message"),
     [
         ('{"config": {"dataset"', "line 2 is not valid JSON"),
-        ("[1, 2]", "line 2 is not a searchain eval result"),
+        ("[1, 2]", "line 2 is not an evaluation's result"),
     ],
 )
 def test_a_corrupt_line_is_named(tmp_path, bad, message):

@@ -18,10 +18,6 @@ READER ?= auto
 # are neither make's nor the shell's to expand.
 export SEARCHAIN_DEMO_QUESTION = $(value QUESTION)
 
-# The test processes `make test` runs side by side (pytest-xdist): most tests wait on a server
-# or a subprocess, so two share two cores.
-WORKERS ?= 2
-
 .PHONY: install demo demo-run test lint check
 
 # setuptools warns on every editable install about folders named like the package (a note for
@@ -66,4 +62,4 @@ check: lint
 # The whole suite, with every server it needs started before and stopped after (scripts/test.sh):
 # exactly what CI runs. SEARCHAIN_TEST_SERVERS=none runs pytest alone (server tests skip).
 test: lint
-	scripts/test.sh $(BIN)/pytest -n $(WORKERS) --dist loadgroup
+	scripts/test.sh $(BIN)/pytest

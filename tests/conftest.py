@@ -303,24 +303,6 @@ LOG_NOISE = re.compile(r" (filename|func_name|lineno|network|http)=(\{[^}]*\}+|\
 """The fields of the server's log lines that say where in its code and how a line was logged."""
 
 
-SHARED = ("deployment", "demo_environment", "plain_environment")
-"""Session fixtures that take minutes to set up (a team server, a fresh virtual environment)."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``--dist loadgroup``), a module's tests run on one worker, and every
-    module using one of the :data:`SHARED` fixtures on the same one: each worker sets up the
-    module and session fixtures it uses, and these only once in the run."""
-    groups: dict[str, str] = {}
-    for item in items:
-        module = item.nodeid.split("::")[0]
-        used = [name for name in SHARED if name in getattr(item, "fixturenames", ())]
-        if used or module not in groups:
-            groups[module] = used[0] if used else groups.get(module, module)
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid.split("::")[0]]))
-
-
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """The pytest process's peak resident memory, as the suite's last line but one."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux

@@ -8,8 +8,8 @@ that AI message shows its progress, and it is replaced by the answer at the end.
 conversation (few-shot prompt, chains, feedback) lives in ``llm_messages``, as plain
 ``{"by", "text"}`` turns that neither LangGraph nor a front-end takes for messages.
 
-Threads checkpointed before this split kept the LLM's conversation in ``messages``: they are
-migrated on read (:func:`is_legacy`, :func:`migration`).
+Threads checkpointed by a pre-release before this split kept the LLM's conversation in
+``messages``: they are refused, untouched, where a run enters the graph (:func:`refuse_legacy`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID, uuid4
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, RemoveMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.utils import LC_ID_PREFIX
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from searchain.channels import RESTART
 from searchain.provenance import cited_at, provenance_notes, unstated_notes
 from searchain.state import Reference, Turn
 from searchain.text import clean_text, normalize_answer, split_sentences
@@ -63,71 +61,36 @@ def model_turn(text: str) -> dict[str, str]:
     return {"by": "llm", "text": text}
 
 
-def llm_turn(message: BaseMessage) -> dict[str, str]:
-    """A turn of the LLM conversation from a legacy thread's message."""
-    return model_turn(message.text) if isinstance(message, AIMessage) else prompt_turn(message.text)
-
-
 def as_llm_messages(turns: Sequence[dict[str, str]]) -> list[BaseMessage]:
     """The LLM conversation as the chat messages a model takes."""
     return [AIMessage(t["text"]) if t["by"] == "llm" else HumanMessage(t["text"]) for t in turns]
 
 
-def is_legacy(state: Any) -> bool:
-    """Checkpointed before ``messages`` was the person's: it still holds the LLM's conversation.
+def refuse_legacy(state: Any) -> None:
+    """Refuse a thread checkpointed by a pre-release before ``messages`` was the person's.
 
     Such a SearChain state asked a question (``question_asked``) and never set
-    ``messages_version``; IRCoT's and the baselines' states had no ``messages`` then.
+    ``messages_version``: its ``messages`` hold the LLM's conversation, which this release would
+    misread. The first public release is the floor; the nodes a run enters by (receive, edit, a
+    resumed verify) call this before they write anything (LangGraph has checkpointed the run's
+    input by then; the thread's earlier checkpoints are kept as they were).
     """
-    return getattr(state, "messages_version", 1) == 0 and bool(state.question_asked)
-
-
-def llm_conversation(state: Any) -> list[dict[str, str]]:
-    """The LLM conversation so far; a legacy thread's begins in ``messages``."""
-    if is_legacy(state):
-        return [*(llm_turn(m) for m in state.messages), *state.llm_messages]
-    return list(state.llm_messages)
-
-
-def migration(state: Any) -> dict[str, Any]:
-    """The writes that move a legacy thread to today's shape (see :func:`is_legacy`).
-
-    The LLM conversation moves to ``llm_messages``; ``messages`` becomes the person's, rebuilt
-    from the thread's earlier questions (``history``) and the current one (answered if traced).
-    """
-    person: list[AnyMessage] = []
-    for turn in state.history:
-        person += [HumanMessage(turn.question), AIMessage(turn_markdown(turn))]
-    if state.question_asked:
-        person.append(HumanMessage(state.question_asked))
-        if state.stop_reason:
-            person.append(AIMessage(answer_markdown(vars(state))))
-    return {
-        "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *person],
-        "llm_messages": [RESTART, *llm_conversation(state)],
-        "messages_version": 1,
-    }
+    if getattr(state, "messages_version", 1) == 0 and state.question_asked:
+        raise ValueError(
+            "this thread was checkpointed by a pre-release of searchain, whose messages held the "
+            "model's conversation; this release does not run it: start a new thread"
+        )
 
 
 def asked_message(state: Any) -> HumanMessage | None:
     """The human message that asks this run's question, when the run was given ``messages``.
 
-    It is the last message, and not the one an earlier run took (``asked_id``). In a legacy
-    thread (its messages the LLM's) whose question is unfinished, a trailing human message may
-    be that release's feedback to the model, which follows a step it accepted: it is the
-    person's only while the step traversal stands on is still undecided (a correction awaiting
-    approval, a chain not yet checked), when no feedback can have followed.
+    It is the last message, and not the one an earlier run took (``asked_id``).
     """
     if not state.messages or not isinstance(state.messages[-1], HumanMessage):
         return None
     last = state.messages[-1]
-    if last.id == state.asked_id:
-        return None
-    if is_legacy(state) and not state.stop_reason:
-        current = state.current
-        if current is None or current.step is not None:
-            return None
-    return last
+    return None if last.id == state.asked_id else last
 
 
 def earlier_turns(messages: Sequence[BaseMessage]) -> list[Turn]:
@@ -143,12 +106,8 @@ def earlier_turns(messages: Sequence[BaseMessage]) -> list[Turn]:
 
 
 def progress(state: Any, line: str) -> dict[str, Any]:
-    """The writes that add ``line`` to the current question's progress, shown in its reply.
-
-    Nothing in a legacy thread resumed mid-run: its ``messages`` is still the LLM's until Trace
-    migrates it.
-    """
-    if is_legacy(state) or not state.reply_id:
+    """The writes that add ``line`` to the current question's progress, shown in its reply."""
+    if not state.reply_id:
         return {}
     lines = [*state.progress, line]
     content = "_Working on it…_\n\n" + "\n".join(f"- {item}" for item in lines)
@@ -291,12 +250,6 @@ def cited_passage(ref: Reference, node: Any) -> str:
 def step_of(node: Any) -> tuple[str, str]:
     """A cited step's ``(answer, query)``, what :func:`excerpt` looks for in its passage."""
     return (node.answer, node.query) if node is not None else ("", "")
-
-
-def turn_markdown(turn: Turn) -> str:
-    """An earlier question's answer as a chat reply (a thread migrated from a legacy checkpoint)."""
-    steps = "\n".join(f"{n.step}. {n.query} → **{n.answer}**" for n in turn.steps)
-    return f"**Answer:** {turn.answer}" + (f"\n\n**Steps**\n\n{steps}" if steps else "")
 
 
 def reasoning_markdown(result: dict[str, Any]) -> str:

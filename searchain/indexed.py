@@ -65,7 +65,7 @@ None if the index holds it unchanged."""
 
 @runtime_checkable
 class Described(Protocol):
-    """Passages that are documents: a walk, or a documents index's own when converted.
+    """Passages that are documents, as a walk reads them.
 
     A documents index records their settings and which documents it holds, for an update.
     """

@@ -267,9 +267,9 @@ class State(OutputState, SearchainInput, ThreadSettings, ChatState):
     ``{"by": "searchain" | "llm", "text"}`` turns: not messages, which LangGraph would stream
     to a chat front-end as if they were the person's."""
     messages_version: int = 0
-    """1 once ``messages`` is the person's conversation. Threads checkpointed before (0, with a
-    question asked) kept the LLM's conversation there; they are migrated on read (see
-    :mod:`searchain.conversation`)."""
+    """1 once ``messages`` is the person's conversation. A pre-release's threads (0, with a
+    question asked) kept the LLM's conversation there; a run on one is refused
+    (:func:`searchain.conversation.refuse_legacy`)."""
     cursor: int = 0
     """Position in the current branch's ``nodes`` that traversal has reached."""
 

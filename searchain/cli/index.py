@@ -117,13 +117,6 @@ def index(
         Path | None,
         typer.Option(help="Check every byte of the embedded index DIR against its checksums."),
     ] = None,
-    convert: Annotated[
-        Path | None,
-        typer.Option(
-            help="Rewrite the embedded index DIR, written by an earlier searchain, in this "
-            "release's format (from its own passages: no file is read again)."
-        ),
-    ] = None,
     update: Annotated[
         bool,
         typer.Option(
@@ -143,14 +136,10 @@ def index(
         "--overlap": overlap != 0,
         "--max-file-size": max_file_size != MAX_FILE_SIZE,
     }
-    if verify is not None or convert is not None:
-        option = "--verify" if verify is not None else "--convert"
-        if (verify and convert) or paths or demo or update or any(document_options.values()):
-            raise ValueError(f"{option} DIR takes an index alone: give no other input with it")
-        if verify is not None:
-            out.print(BM25Index.verify(verify))
-        else:
-            _convert(convert)  # type: ignore[arg-type]
+    if verify is not None:
+        if paths or demo or update or any(document_options.values()):
+            raise ValueError("--verify DIR takes an index alone: give no other input with it")
+        out.print(BM25Index.verify(verify))
         return
     check_backend(backend)
     if update:
@@ -265,19 +254,6 @@ def _update(
     err.print("; ".join([line, *documents.problems()]))
     if documents.skipped:
         raise typer.Exit(SKIPPED)
-
-
-def _convert(index: Path) -> None:
-    """``--convert``: the index rewritten in this release's format, in one summary line."""
-    from searchain.tools.retrieval.convert import convert
-
-    started = time.perf_counter()
-    converted = convert(index, stage=err.print)
-    seconds = time.perf_counter() - started
-    err.print(
-        f"converted {index} to index format {converted.manifest['format']}: "
-        f"{counted(len(converted), 'passage')} in {seconds:.1f} s"
-    )
 
 
 def _corpus(

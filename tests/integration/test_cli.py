@@ -147,22 +147,19 @@ def test_an_index_whose_first_build_runs_is_not_built_yet_and_not_built_twice(tm
     assert not in_progress.exists()
 
 
-def test_an_index_of_the_earlier_format_is_named_and_converted_from_the_command_line(tmp_path):
-    """Indexes the previous release wrote: `ask` refuses them in one line naming the command,
-    which converts them; the converted index verifies and answers."""
-    import shutil
-
-    old = tmp_path / "old"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "legacy" / "demo-index", old)
+@pytest.mark.parametrize(("written", "version"), [("demo-index", 1), ("format2/demo-index", 2)])
+def test_an_index_of_a_pre_release_format_is_refused_naming_the_rebuild(written, version):
+    """The floor is index format 3: a pre-release's index (format 1: a score matrix and JSON
+    lines; 2: no table of block firsts) is refused in one line, never misread."""
+    old = Path(__file__).resolve().parents[1] / "data" / "legacy" / written
     asked = searchain("ask", "Who?", "--index", str(old), "--reader", "llm")
-    one_line_error(asked, f"convert it with `searchain index --convert {old}`")
-    converted = searchain("index", "--convert", str(old))
-    assert converted.returncode == 0, converted.stderr
-    assert f"converted {old} to index format 3: 390 passages in" in converted.stderr
+    one_line_error(
+        asked,
+        f"{old} has index format {version}, this searchain reads format 3: rebuild it with "
+        f"`searchain index CORPUS.jsonl --index {old}`",
+    )
     verified = searchain("index", "--verify", str(old))
-    assert verified.returncode == 0 and "every checksum matches" in verified.stdout
-    again = searchain("index", "--convert", str(old))
-    one_line_error(again, "is in index format 3, which this searchain reads: nothing to convert")
+    one_line_error(verified, f"has index format {version}")
 
 
 def test_missing_reader_weights_offline(demo_index, local_llm_available):

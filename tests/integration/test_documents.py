@@ -167,8 +167,6 @@ def test_update_from_the_command_line_and_what_it_refuses(tmp_path):
         (["--backend", "elasticsearch", "--shards", "2"], "--shards: --update brings"),
     ]:
         one_line_error(searchain("index", "--index", str(index), "--update", *extra), said)
-    for option in ("--verify", "--convert"):  # an index alone: nothing else with it
-        refused = searchain("index", option, str(index), "--update")
-        one_line_error(refused, f"{option} DIR takes an index alone: give no other input with it")
-    both = searchain("index", "--verify", str(index), "--convert", str(index))
-    one_line_error(both, "--verify DIR takes an index alone")
+    for other in (["--update"], [str(tmp_path)], ["--demo"]):  # an index alone: nothing else
+        refused = searchain("index", "--verify", str(index), *other)
+        one_line_error(refused, "--verify DIR takes an index alone: give no other input with it")

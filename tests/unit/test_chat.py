@@ -373,19 +373,25 @@ def legacy_state(accepted: bool, last: HumanMessage) -> State:
                  nodes=[node], branches=[Branch(0, None, [0])], cursor=0)  # fmt: skip
 
 
-def test_a_legacy_threads_trailing_feedback_is_never_taken_for_a_question():
-    """Past an accepted step, the earlier release appended its feedback to the model: a trailing
-    human message there may be that, so a run given no `question` is refused in one line."""
-    feedback = HumanMessage("The passage says Toronto; re-plan from there.", id="m2")
-    with pytest.raises(ValueError, match="begun by an earlier searchain release") as refused:
-        receive(legacy_state(accepted=True, last=feedback), Runtime(context=Context()))
-    assert "\n" not in str(refused.value)
+@pytest.mark.parametrize("accepted", [True, False])
+@pytest.mark.parametrize("enter", ["receive", "edit", "verify"])
+def test_a_pre_release_thread_is_refused_wherever_a_run_enters(accepted, enter):
+    """A thread whose messages hold the model's conversation (a pre-release's) is refused in one
+    line by each node a run enters by, before it writes anything; its neighbours, a thread of
+    this release and one that never asked, are not."""
+    from searchain.nodes.searchain.edit import edit
+    from searchain.nodes.searchain.verify import verify
 
-
-def test_a_legacy_thread_paused_before_any_feedback_takes_the_new_message():
-    asked = HumanMessage(Q3, id="new")  # sent by the chat to a thread paused on a correction
-    update = receive(legacy_state(accepted=False, last=asked), Runtime(context=Context()))
-    assert update["question"] == Q3 and update["asked_id"] == "new"
+    state = legacy_state(accepted=accepted, last=HumanMessage(Q3, id="new"))
+    node = {"receive": receive, "edit": edit, "verify": verify}[enter]
+    with pytest.raises(ValueError, match="checkpointed by a pre-release of searchain") as refused:
+        node(state, Runtime(context=Context()))
+    assert "\n" not in str(refused.value) and "start a new thread" in str(refused.value)
+    if enter == "receive":
+        ours = receive(replace(state, messages_version=1), Runtime(context=Context()))
+        assert ours["question"] == Q3 and ours["asked_id"] == "new"
+        fresh = receive(replace(state, question_asked=""), Runtime(context=Context()))
+        assert fresh["question"] == Q3
 
 
 MONACO = "Who influenced Lorenzo Monaco?"

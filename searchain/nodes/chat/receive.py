@@ -13,9 +13,8 @@ from searchain.context import Context, context_of
 from searchain.conversation import (
     asked_message,
     earlier_turns,
-    is_legacy,
-    migration,
     new_reply_id,
+    refuse_legacy,
     text_of,
 )
 from searchain.documents.uploads import read_uploads, sent_files
@@ -27,15 +26,6 @@ from searchain.state import State, unreasoned
 def unasked(state: Any) -> SettingError:
     """Why a run that was given no question, and whose messages ask none, is refused."""
     last = state.messages[-1] if state.messages else None
-    if isinstance(last, HumanMessage) and last.id != state.asked_id:
-        # An earlier release kept the model's feedback in messages: a human message at the end
-        # of its unfinished question cannot be told from the person's.
-        return SettingError(
-            "this thread's question, begun by an earlier searchain release, is unfinished and "
-            "its last message may be that release's feedback to the model: resume it with "
-            "{resume}, or send the new question as `question`, not as a message",
-            settings=("resume",),
-        )
     ending = "it has no messages" if last is None else f"its messages end in a {last.type} message"
     return SettingError(
         f"this run asks no question: it was given no `question`, and {ending}, not a human "
@@ -60,14 +50,15 @@ def receive(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
     message; its earlier turns, on a new SearChain thread, become the thread's history. A run
     given ``question`` asks it, and it joins ``messages`` as a human message. A run given
     neither (messages ending in an AI or tool message, or none) is refused in one line, never
-    answered with the thread's last question. A thread checkpointed before ``messages`` was
-    the person's is migrated first. Files the run's messages send join the thread's own corpus
-    (``uploads``), each read and within its bounds, or the run is refused whole, in one line.
+    answered with the thread's last question. A pre-release's thread is refused
+    (:func:`~searchain.conversation.refuse_legacy`). Files the run's messages send join the
+    thread's own corpus (``uploads``), each read and within its bounds, or the run is refused
+    whole, in one line.
     """
+    refuse_legacy(state)
     searchain = isinstance(state, State)
-    update: dict[str, Any] = migration(state) if is_legacy(state) else {}
-    messages: list[Any] = list(update.get("messages", []))
-    update.update({"reply_id": new_reply_id(), "progress": []})
+    messages: list[Any] = []
+    update: dict[str, Any] = {"reply_id": new_reply_id(), "progress": []}
     if searchain:
         update["messages_version"] = 1
     else:

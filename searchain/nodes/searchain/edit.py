@@ -10,7 +10,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of, context_verifier
-from searchain.conversation import new_reply_id, progress, prompt_turn
+from searchain.conversation import new_reply_id, progress, prompt_turn, refuse_legacy
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
 from searchain.state import Edit, State, TreeNode, accept, untraced, verdict
@@ -54,8 +54,9 @@ def edit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     its passage, honestly), the answer goes back inside ``<answer>`` delimiters in the same
     conversation, and GenerateCoQ writes a new round that branches from this step. The steps
     after it leave the path (the new chain asks again what it still needs), and what Trace
-    wrote is cleared until it traces again.
+    wrote is cleared until it traces again. A pre-release's thread is refused before it writes.
     """
+    refuse_legacy(state)
     request = as_edit(state.edit)  # type: ignore[arg-type]  # route_start saw one
     node = check_edit(state.nodes, request)
     answer = clean_text(request.answer).strip()

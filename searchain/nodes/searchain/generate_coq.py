@@ -11,7 +11,6 @@ from searchain.channels import RESTART
 from searchain.context import Context, context_of, thread_settings
 from searchain.conversation import (
     as_llm_messages,
-    llm_conversation,
     model_turn,
     progress,
     prompt_turn,
@@ -63,7 +62,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         }
     llm = resolve_llm(ctx.llm)
     guided = ctx.guided_prompt(state.task, llm)
-    conversation = llm_conversation(state)
+    conversation = list(state.llm_messages)
     new_turns = [] if conversation else [prompt_turn(_first_prompt(state, ctx, guided))]
     emit(
         runtime,

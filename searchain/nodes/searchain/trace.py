@@ -9,13 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from searchain.context import Context, context_of
-from searchain.conversation import (
-    answer_markdown,
-    is_legacy,
-    llm_conversation,
-    migration,
-    run_id_of,
-)
+from searchain.conversation import answer_markdown, run_id_of
 from searchain.events import emit
 from searchain.nodes.searchain.citations import (
     cite_model_content,
@@ -80,7 +74,7 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     )
     llm = resolve_llm(ctx.llm)
     # The person sees the answer's tokens as they come, in the reply (not a prompt of ours).
-    shown = run_id_of(state.reply_id) if state.reply_id and not is_legacy(state) else None
+    shown = run_id_of(state.reply_id) if state.reply_id else None
     reply = generate(llm, [HumanMessage(prompt)], stop=STOP, max_tokens=MAX_TOKENS, stream_as=shown)
     written, references, unresolved = resolve_citations(reply, path)
     stated = extract_final_answer(written, labels)
@@ -116,11 +110,8 @@ def trace(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 def said(state: State, traced: dict[str, Any]) -> dict[str, Any]:
     """``traced`` with the answer as the question's reply in the person's conversation.
 
-    The reply replaces the progress message (same id). A thread checkpointed before
-    ``messages`` was the person's, resumed mid-run, is migrated here, its answer included.
+    The reply replaces the progress message (same id).
     """
-    if is_legacy(state):
-        return {**traced, **migration(replace(state, **traced))}
     reply = AIMessage(answer_markdown({**vars(state), **traced}), id=state.reply_id or None)
     return {**traced, "messages": [reply]}
 
@@ -129,5 +120,5 @@ def last_reply(state: State) -> str:
     """The model's last words: its last chain's ``[Final Content]``, else its last reply."""
     if state.branches and state.branches[-1].final_content is not None:
         return state.branches[-1].final_content
-    replies = [t["text"] for t in llm_conversation(state) if t["by"] == "llm"]
+    replies = [t["text"] for t in state.llm_messages if t["by"] == "llm"]
     return replies[-1] if replies else ""

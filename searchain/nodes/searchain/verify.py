@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from searchain.context import Context, context_of, context_verifier
-from searchain.conversation import VERDICTS, progress, prompt_turn
+from searchain.conversation import VERDICTS, progress, prompt_turn, refuse_legacy
 from searchain.decisions import Decision, correction_request, read_decision, refused_request
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
@@ -43,8 +43,9 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     request: approve, edit or reject); a rejected correction is kept on the node (``rejected``)
     and the LLM's answer stands; an edited one takes the person's answer, and the LLM re-plans
     from it as after ``searchain edit``. With ``verify`` off (the ablation) no
-    node is ever corrected.
+    node is ever corrected. A pre-release's thread resumed here is refused before it writes.
     """
+    refuse_legacy(state)
     ctx = context_of(runtime, state.settings)
     node = state.current
     assert node is not None  # route_traverse only sends a node here

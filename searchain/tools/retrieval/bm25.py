@@ -62,10 +62,6 @@ if TYPE_CHECKING:
 
 FORMAT = 3
 """The layout this release writes: compact postings, passages in compressed blocks of up to 16."""
-READS = (2, FORMAT)
-"""The layouts this release reads as they are (2: every passage block full but the last)."""
-CONVERTIBLE = (1,)
-"""Earlier layouts ``searchain index --convert`` rewrites (1: bm25s's score matrix, JSON lines)."""
 COLD_POSTINGS = 1 << 24
 """Postings the NumPy scorer may read for a query while the kernel loads: past about this many,
 reading them takes as long as the kernel takes to load, so the query waits for it."""
@@ -250,23 +246,14 @@ class BM25Index:
         try:
             manifest = json.loads(manifest_path.read_text())
             version = index_format(manifest)
-            if version in CONVERTIBLE:
+            if version != FORMAT:  # formats 1 and 2 were pre-releases': the floor is 3
                 raise IndexLoadError(
-                    "{path} was written by an earlier searchain (index format {version}): "
-                    "convert it with {convert}",
-                    settings=("convert",),
-                    path=path,
-                    version=version,
-                )
-            if version not in READS:
-                raise IndexLoadError(
-                    "{path} has index format {version}, this searchain reads {first} to "
-                    "{last}: rebuild it with {build}",
+                    "{path} has index format {version}, this searchain reads format {format}: "
+                    "rebuild it with {build}",
                     settings=("build",),
                     path=path,
                     version=version,
-                    first=READS[0],
-                    last=READS[-1],
+                    format=FORMAT,
                 )
             check_seal(manifest)  # after its format: another release may seal it otherwise
             files = manifest.get("files", {})

@@ -10,8 +10,7 @@ Files:
 * ``passages.blocks.npy`` (int64, blocks + 1): each frame's first byte, then the file's size;
 * ``passages.firsts.npy`` (int64, blocks + 1): each block's first passage, then the count. A
   build fills every block but the last; an update (:mod:`.update`) copies the frames of the
-  blocks it keeps whole, byte for byte, so the blocks beside a change may hold fewer. Index
-  format 2 had no such file: its blocks all held :data:`PER_BLOCK`, as this table then says;
+  blocks it keeps whole, byte for byte, so the blocks beside a change may hold fewer;
 * ``passages.dict``: the dictionary (empty for a corpus too small to train one on).
 
 On the benchmark's synthetic 1M passages (random words: no phrase repeats) the store is 0.45 of
@@ -264,13 +263,8 @@ class PassageStore:
         """The store file's chunk check (an open index's), run before any block is read."""
         self.starts = npy.load(directory / BLOCKS, mmap=True)
         """Each block's first byte in the file, then the file's size."""
-        firsts = directory / FIRSTS
-        self.firsts = (
-            npy.load(firsts, mmap=True)
-            if firsts.exists()
-            else np.minimum(np.arange(len(self.starts), dtype=np.int64) * PER_BLOCK, count)
-        )
-        """Each block's first passage, then the count (made up for an index of format 2)."""
+        self.firsts = npy.load(directory / FIRSTS, mmap=True)
+        """Each block's first passage, then the count."""
         self.dictionary = (directory / DICTIONARY).read_bytes()
         """The dictionary its blocks are compressed with (b"": none)."""
         self.fd = os.open(directory / STORE, os.O_RDONLY)

@@ -17,9 +17,6 @@ from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
 from searchain.tools.retrieval.corpus import read_corpus
 from searchain.tools.retrieval.vocabulary import MappedVocabulary, Terms, write_vocabulary
 
-LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy" / "demo-index"
-"""An index written by the release before the mapped vocabulary (``searchain index --demo``)."""
-
 terms = st.text(min_size=0, max_size=12)
 
 

@@ -91,7 +91,7 @@ def checkpoints(graph, config) -> dict[str, dict]:
 def test_a_run_on_a_legacy_thread_is_refused_and_writes_nothing(legacy_db, thread, given):
     """The first public release is the floor: a pre-release's thread (its messages the model's
     conversation) is refused in one line however a run enters it, before any node writes: its
-    checkpoints stay as they were (LangGraph keeps the run's input in one of its own)."""
+    checkpoints stay as they were (LangGraph keeps the run's input in checkpoints of its own)."""
     store = open_store(legacy_db)
     graph = build_graph(checkpointer=store.checkpointer())
     config = {"configurable": {"thread_id": thread}}
@@ -99,7 +99,8 @@ def test_a_run_on_a_legacy_thread_is_refused_and_writes_nothing(legacy_db, threa
     with pytest.raises(ValueError, match="checkpointed by a pre-release of searchain"):
         graph.invoke(given, config, context=context([BUS, BUS_TRACE], approve_corrections=True))
     after = checkpoints(graph, config)
-    assert {k: after[k] for k in before} == before and len(after) - len(before) <= 1
+    # LangGraph's own: the run's input, and the step that routes it (a resume has no input).
+    assert {k: after[k] for k in before} == before and len(after) - len(before) <= 2
     latest = graph.get_state(config).values
     assert latest["nodes"] == before[next(iter(before))]["nodes"]  # no node ran on it
     store.close()

@@ -9,7 +9,8 @@ conversation (few-shot prompt, chains, feedback) lives in ``llm_messages``, as p
 ``{"by", "text"}`` turns that neither LangGraph nor a front-end takes for messages.
 
 Threads checkpointed by a pre-release before this split kept the LLM's conversation in
-``messages``: they are refused, untouched, where a run enters the graph (:func:`refuse_legacy`).
+``messages``: a run on one is refused where it enters the graph, before any node writes
+(:func:`refuse_legacy`).
 """
 
 from __future__ import annotations

@@ -140,7 +140,6 @@ start() {
   rm -rf "$STATE"; mkdir -p "$STATE"
   # Ready means it can answer: the deployment's LLM, reader, verifier and index load here, once,
   # before anything is started (searchain/server/ready.py), read as the workers will read them.
-  export SEARCHAIN_SHARED_SERVER=1
   local checked
   if ! checked="$(cd "$STATE" && "$VENV/bin/python" -m searchain.server.ready 2>"$STATE/ready.log")"; then
     local last; last="$(tail -n 1 "$STATE/ready.log")"

@@ -8,7 +8,7 @@ in upper case (``SEARCHAIN_THETA=2.0``). A value passed explicitly wins over the
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
 from functools import cache
 from types import UnionType
@@ -28,7 +28,6 @@ from searchain.prompts import (
     task_names,
     task_prompt,
 )
-from searchain.tools.llms.resolve import llm_choices
 from searchain.tools.verifiers.resolve import resolve_verifier
 from searchain.types import Reader, Retriever, Verifier
 
@@ -45,33 +44,30 @@ def between(low: float, high: float) -> Interval:
     return Interval(ge=low, le=high)
 
 
-DEPLOYMENT_FIELDS = frozenset(
-    {
-        *("llm", "reader", "verifier", "semantic_dedup"),  # models
-        *("retriever", "index", "es_url", "es_index"),  # indexes and URLs
-        *("es_title_field", "es_text_field", "es_id_field"),
-        *("prompts", "ircot_demos", "auto_cot_demos", "dsp_demos"),  # files
-        *("upload_max_mib", "upload_max_pages", "uploads_per_thread", "uploads_per_user"),
-    }
-)
-"""Fields that name a model, a file, an index or a URL. On a shared server they are the
-deployment's alone (its ``SEARCHAIN_*`` environment): a caller who could set them would make the
-server open files and reach URLs of the caller's choosing, and load any number of models; so are
-the bounds on the files a person sends. The others (task, thresholds, budgets, switches) are the
-caller's, within their bounds."""
-SHARED_SERVER_ENV = "SEARCHAIN_SHARED_SERVER"
-"""Set (to 1) where callers are not the operator (``scripts/server.sh`` sets it): a run then
-refuses a deployment field it was given, and never takes one from a thread's saved state; but
-``llm`` may name a model the deployment offers (``$SEARCHAIN_LLM_CHOICES``)."""
+RunPolicy = Callable[[Mapping[str, Any], Mapping[str, Any]], Mapping[str, Any]]
+"""Given a run's own settings and its thread's saved ones, the saved ones the run may start from
+(ValueError for a run's setting it may not have). The team server installs its own
+(:func:`searchain.server.policy.shared_run_policy`); elsewhere a run starts from all of them."""
+_RUN_POLICY: list[RunPolicy] = []
+
+
+def use_run_policy(policy: RunPolicy | None) -> None:
+    """Make ``policy`` the one every later :func:`context_of` applies (``None``: none)."""
+    _RUN_POLICY[:] = [policy] if policy else []
 
 
 @dataclass(kw_only=True)
 class Context:
-    """How SearChain runs: thresholds, budgets, and which models and index it uses."""
+    """How SearChain runs: thresholds, budgets, and which models and index it uses.
+
+    The fields come in sections (the comments below); they stay one flat dataclass so that each
+    is one ``SEARCHAIN_*`` variable, one field of Studio's context panel and one keyword here.
+    """
 
     # Lets Studio show each field's docstring as its description.
     __pydantic_config__ = ConfigDict(use_attribute_docstrings=True)
 
+    # The question's task and the chain's prompt.
     task: str = "qa"
     """Default prompt family when the input names none: qa, yesno, factcheck, slot, longform,
     no_ir."""
@@ -85,9 +81,22 @@ class Context:
     SmolLM2 without a readable chain for some questions); ``auto`` guides a llama.cpp model
     (``local``, ``gguf:PATH``) on a task that has a guided prompt and no prompt file of the
     user's, and sends the paper's prompt otherwise."""
+
+    # Models.
     llm: str | SkipJsonSchema[InstanceOf[BaseChatModel]] = "auto"
     """Chat model: ``auto`` (OpenAI's gpt-4o-mini when OPENAI_API_KEY is set, else ``local``),
     ``local`` (SmolLM2-135M-Instruct, offline), ``provider:model``, or a chat model object."""
+    reader: str | SkipJsonSchema[InstanceOf[Reader]] = "auto"
+    """Reader: ``auto`` (``dpr``, the paper's, where the ``models`` extra and its weights are
+    installed, else ``llm``), ``dpr``, ``extractive``, ``llm``, a model path, or an object."""
+    verifier: str | SkipJsonSchema[InstanceOf[Verifier]] = "lexical"
+    """Who judges whether a passage states a step (the verdict on its citations): ``lexical``
+    (containment on word boundaries, offline; yes/no and numbers stay unverifiable) or
+    ``nli:MODEL`` (a sequence-classification NLI model's hub name or directory)."""
+    semantic_dedup: bool = False
+    """Also compare sub-queries by sentence embeddings (all-MiniLM-L6-v2), not only by text."""
+
+    # Retrieval: the embedded index or Elasticsearch.
     retriever: (
         str | SkipJsonSchema[InstanceOf[Retriever]] | SkipJsonSchema[InstanceOf[BaseRetriever]]
     ) = "bm25"
@@ -106,13 +115,8 @@ class Context:
     """Elasticsearch: the field holding a passage's text."""
     es_id_field: str = "_id"
     """Elasticsearch: where a passage's id comes from, the document ``_id`` or a field."""
-    reader: str | SkipJsonSchema[InstanceOf[Reader]] = "auto"
-    """Reader: ``auto`` (``dpr``, the paper's, where the ``models`` extra and its weights are
-    installed, else ``llm``), ``dpr``, ``extractive``, ``llm``, a model path, or an object."""
-    verifier: str | SkipJsonSchema[InstanceOf[Verifier]] = "lexical"
-    """Who judges whether a passage states a step (the verdict on its citations): ``lexical``
-    (containment on word boundaries, offline; yes/no and numbers stay unverifiable) or
-    ``nli:MODEL`` (a sequence-classification NLI model's hub name or directory)."""
+
+    # SearChain: thresholds, budgets and the ablations' switches.
     theta: FiniteFloat | None = None
     """Confidence threshold θ for Verify; ``None`` uses the reader's own default (1.5 for DPR)."""
     alpha: Annotated[float, between(0, 1)] = 0.35
@@ -123,6 +127,21 @@ class Context:
     """Nodes read from one chain; longer chains are cut (the cut is recorded)."""
     dedup_threshold: Annotated[float, between(0, 1)] = 0.9
     """Cosine similarity above which two sub-queries count as the same (semantic dedup)."""
+    verify: bool = True
+    """Let a confident reader correct an answered node; ``False`` is the "SearChain without
+    verification" ablation (IR still supplies the passages Trace cites)."""
+    complete: bool = True
+    """Let IR answer an ``[Unsolved Query]``; ``False`` is the "SearChain without completion"
+    ablation: the LLM is told to answer the query from its own knowledge instead."""
+    parallel_traversal: bool = True
+    """Retrieve and read all of a new chain's nodes in one batch (concurrent reader calls)
+    before walking it; the walk and its result are the same as one node at a time, which
+    ``False`` restores to spare the reader calls past a correction."""
+    approve_corrections: bool = False
+    """Pause before each IR correction (``interrupt``) until a human approves or rejects it;
+    needs a checkpointer."""
+
+    # The baselines (IRCoT and the papers' others).
     ircot_k: Annotated[int, between(0, 50)] = 4
     """IRCoT: paragraphs retrieved per step (K); 0 retrieves nothing (the Direct and CoT
     baselines, IRCoT's "NoR")."""
@@ -161,21 +180,8 @@ class Context:
     """Tree-of-Thought: next sentences sampled from each kept chain at every step."""
     tot_breadth: Annotated[int, between(1, 50)] = 2
     """Tree-of-Thought: chains kept after each step (the breadth of its breadth-first search)."""
-    approve_corrections: bool = False
-    """Pause before each IR correction (``interrupt``) until a human approves or rejects it;
-    needs a checkpointer."""
-    verify: bool = True
-    """Let a confident reader correct an answered node; ``False`` is the "SearChain without
-    verification" ablation (IR still supplies the passages Trace cites)."""
-    complete: bool = True
-    """Let IR answer an ``[Unsolved Query]``; ``False`` is the "SearChain without completion"
-    ablation: the LLM is told to answer the query from its own knowledge instead."""
-    parallel_traversal: bool = True
-    """Retrieve and read all of a new chain's nodes in one batch (concurrent reader calls)
-    before walking it; the walk and its result are the same as one node at a time, which
-    ``False`` restores to spare the reader calls past a correction."""
-    semantic_dedup: bool = False
-    """Also compare sub-queries by sentence embeddings (all-MiniLM-L6-v2), not only by text."""
+
+    # Files sent in a thread's messages, and their bounds.
     uploads_searched: Literal["together", "alone"] = "together"
     """Where the files sent in a thread's messages are searched: ``together`` with the index
     (the two rankings fused rank by rank, the files' first), or ``alone`` (the files only)."""
@@ -331,14 +337,13 @@ def context_of(runtime: Any, saved: Mapping[str, Any] | None = None) -> Context:
     switches the thread was started with (``saved``, kept in state by :func:`thread_settings`)
     instead of silently falling back to the defaults. A field the caller sets to something other
     than its default wins. A thread started with an object (a chat model, a retriever) cannot
-    have it saved, so a run without it fails in one line.
+    have it saved, so a run without it fails in one line. The installed :data:`RunPolicy`, if
+    any, says which of ``saved`` a run may start from.
     """
     given = runtime.context if isinstance(runtime.context, Context) else Context()
     explicit = _set_fields(given)
-    if os.environ.get(SHARED_SERVER_ENV):
-        refuse_deployment_fields(explicit)
-        dropped = DEPLOYMENT_FIELDS - offered(saved or {})
-        saved = {k: v for k, v in (saved or {}).items() if k not in dropped}
+    for policy in _RUN_POLICY:
+        saved = policy(explicit, saved or {})
     if not saved:
         return given
     for name, value in saved.items():
@@ -349,26 +354,6 @@ def context_of(runtime: Any, saved: Mapping[str, Any] | None = None) -> Context:
             )
     merged = {k: v for k, v in saved.items() if not isinstance(v, dict)}
     return Context(**{**merged, **explicit})
-
-
-def refuse_deployment_fields(settings: Mapping[str, Any]) -> None:
-    """ValueError naming the deployment fields among ``settings`` (a caller's), if any."""
-    named = sorted(DEPLOYMENT_FIELDS & settings.keys() - offered(settings))
-    if named:
-        raise ValueError(
-            f"{', '.join(named)}: the deployment's setting{'s' * (len(named) > 1)}, not a "
-            "caller's (the server's operator sets models, files, indexes and URLs; a run may set "
-            "the task, thresholds, budgets and switches: docs/server.md)"
-        )
-
-
-def offered(settings: Mapping[str, Any]) -> set[str]:
-    """The deployment fields of ``settings`` whose value is a choice the deployment offers.
-
-    Today that is ``llm`` naming a model of ``$SEARCHAIN_LLM_CHOICES``.
-    """
-    llm = settings.get("llm")
-    return {"llm"} if isinstance(llm, str) and llm.strip() in llm_choices() else set()
 
 
 def thread_settings(ctx: Context) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from searchain import cache
+from searchain.context import use_run_policy
 from searchain.text import normalize_answer
 from searchain.types import Passage, ReaderAnswer
 
@@ -265,6 +266,13 @@ def deployment(tmp_path_factory, postgres_server):
     from tests.server import serve
 
     yield from serve(tmp_path_factory.mktemp("server"), postgres_server)
+
+
+@pytest.fixture(autouse=True)
+def _no_run_policy() -> Iterator[None]:
+    """A test that served a graph as the team server does leaves no policy to the next one."""
+    yield
+    use_run_policy(None)
 
 
 @pytest.fixture(autouse=True, scope="module")

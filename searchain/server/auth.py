@@ -7,7 +7,7 @@ run and assistant under the user it authenticated, so another user's thread id i
 
 A caller sends questions and the caller's settings, nothing more: a request whose settings, in
 any place a request carries them (:mod:`searchain.server.settings`), name a deployment setting
-(a model, a file, an index, a URL: :data:`searchain.context.DEPLOYMENT_FIELDS`), an unknown one,
+(a model, a file, an index, a URL: :data:`.policy.DEPLOYMENT_FIELDS`), an unknown one,
 a value of another type or out of its bounds, is refused with a 400 naming it, before anything
 is opened or fetched.
 """

@@ -5,7 +5,9 @@ graph: to execute a run, and to read a thread's state or a graph's schema, and h
 returns (an async context manager) open while it uses the graph. For a run, the factory takes
 the run's place in :mod:`searchain.server.fair_share` before its first step, whatever route
 made the run (the place counts until the server records the run's end), or refuses to start it,
-and stops the run's reading processes when it ends.
+and stops the run's reading processes when it ends. Before it hands out a graph it installs
+the shared server's policy on settings (:func:`.policy.shared_run_policy`): a run here never
+takes a model, a file, an index or a URL from its caller or its thread's state.
 ``langgraph dev`` (single-user) serves the graphs themselves.
 """
 
@@ -18,8 +20,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph_sdk.runtime import ServerRuntime
 
+from searchain.context import use_run_policy
 from searchain.documents.reading import run_readings
 from searchain.server.fair_share import ADMISSION_KEY, take
+from searchain.server.policy import shared_run_policy
 
 
 @asynccontextmanager
@@ -32,6 +36,7 @@ async def served(
     processes reading its files are killed (:func:`.reading.run_readings`) before the server
     records the end, so a reading never outlives its run's place in the fair share.
     """
+    use_run_policy(shared_run_policy)  # callers are not the operator, whichever graph they run
     if runtime.access_context != "threads.create_run":  # a state, a history, a schema
         yield graph
         return

@@ -23,8 +23,9 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-from searchain.context import DEPLOYMENT_FIELDS, Context, check_field, refuse_deployment_fields
+from searchain.context import Context, check_field
 from searchain.prompts import task_names
+from searchain.server.policy import DEPLOYMENT_FIELDS, refuse_deployment_fields
 
 CALLER_FIELDS = frozenset(f.name for f in fields(Context)) - DEPLOYMENT_FIELDS
 """What a caller may set: the task, thresholds, budgets and switches."""

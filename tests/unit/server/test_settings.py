@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from searchain.context import DEPLOYMENT_FIELDS, Context, context_of
+from searchain.context import Context, context_of, use_run_policy
+from searchain.server.policy import DEPLOYMENT_FIELDS, shared_run_policy
 from searchain.server.settings import (
     CALLER_FIELDS,
     CallerSettings,
@@ -232,24 +233,47 @@ def test_a_runs_configurable_keeps_only_its_settings(monkeypatch):
     assert value["config"] == {"configurable": {"r_max": 2}, "tags": ["a"]}
 
 
-def test_on_a_shared_server_a_thread_never_supplies_a_deployment_setting(monkeypatch):
+@pytest.fixture
+def shared_server():
+    """The team server's policy installed, as importing its graphs does; removed after."""
+    use_run_policy(shared_run_policy)
+    yield
+    use_run_policy(None)
+
+
+def test_a_served_graph_runs_under_the_shared_servers_policy():
+    """Whatever the server hands out (a run's graph or a state's), its runs refuse the
+    deployment's settings from the caller and drop them from the thread's state."""
+    from searchain.server.graphs import searchain
+
+    async def handed_out() -> None:
+        async with searchain({"configurable": {}}, SimpleNamespace(access_context="state")):
+            pass
+
+    saved = {"index": "/elsewhere", "r_max": 2}
+    assert context_of(SimpleNamespace(context=Context()), saved).index == "/elsewhere"
+    asyncio.run(handed_out())
+    assert context_of(SimpleNamespace(context=Context()), saved).index == Context().index
+    with pytest.raises(ValueError, match=r"^es_url: the deployment.s setting"):
+        context_of(SimpleNamespace(context=Context(es_url="http://elsewhere")), {})
+
+
+def test_on_a_shared_server_a_thread_never_supplies_a_deployment_setting(shared_server):
     """A thread's saved settings are its state, which a caller can write (update_state): on a
     shared server the deployment's settings never come from there, nor from a run's context."""
-    monkeypatch.setenv("SEARCHAIN_SHARED_SERVER", "1")
     saved = {"llm": "scripted:/etc/passwd", "r_max": 2}
     ctx = context_of(SimpleNamespace(context=Context()), saved)
     assert ctx.llm == "auto" and ctx.r_max == 2
     with pytest.raises(ValueError, match=r"^index: the deployment.s setting"):
         context_of(SimpleNamespace(context=Context(index="/elsewhere")), {})
-    monkeypatch.delenv("SEARCHAIN_SHARED_SERVER")
+    use_run_policy(None)  # a single user's graph: the thread's own settings
     assert context_of(SimpleNamespace(context=Context()), saved).llm == "scripted:/etc/passwd"
 
 
-def test_a_caller_may_choose_among_the_models_the_deployment_offers(monkeypatch):
+def test_a_caller_may_choose_among_the_models_the_deployment_offers(monkeypatch, shared_server):
     monkeypatch.setenv("SEARCHAIN_LLM_CHOICES", '{"fast": "local?n_ctx=2048"}')
     assert problem({"llm": "fast"}) is None
     assert problem({"llm": "local?n_ctx=2049"}).startswith("llm: the deployment")
-    monkeypatch.setenv("SEARCHAIN_SHARED_SERVER", "1")
     ctx = context_of(SimpleNamespace(context=Context(llm="fast")), {"llm": "fast"})
     assert ctx.llm == "fast"
     from searchain.tools.llms.resolve import chosen

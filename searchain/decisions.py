@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from searchain.conversation import quoted
+from searchain.chat_markdown import quoted
 from searchain.text import clean_text
 
 ACTION = "correct_step"

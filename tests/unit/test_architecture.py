@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "searchain.channels",
             "searchain.state",
             "searchain.conversation",
+            "searchain.chat_markdown",
             "searchain.decisions",
         ),
     ),

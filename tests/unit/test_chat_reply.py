@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from searchain.conversation import excerpt, md, step_source
+from searchain.chat_markdown import excerpt, md, step_source
 from searchain.state import TreeNode
 
 

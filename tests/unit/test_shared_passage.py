@@ -8,9 +8,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from searchain.chat_markdown import answer_markdown
 from searchain.cli.common import out as console
 from searchain.cli.render import show_result
-from searchain.conversation import answer_markdown
 from searchain.integrations import format_answer
 from searchain.nodes.searchain.citations import resolve_citations
 from searchain.output import result_from_json, result_to_json

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from searchain.conversation import answer_markdown, reasoning_markdown
+from searchain.chat_markdown import answer_markdown, reasoning_markdown
 from searchain.integrations import format_answer
 from searchain.output import result_from_json, result_to_json
 from searchain.page import render_page

@@ -6,7 +6,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from searchain.conversation import reasoning_markdown
+from searchain.chat_markdown import reasoning_markdown
 from searchain.state import ReasoningState
 
 

@@ -9,12 +9,7 @@ from langgraph.runtime import Runtime
 
 from searchain.channels import RESTART
 from searchain.context import Context, context_of, thread_settings
-from searchain.conversation import (
-    as_llm_messages,
-    model_turn,
-    progress,
-    prompt_turn,
-)
+from searchain.conversation import as_llm_messages, model_turn, progress, prompt_turn
 from searchain.events import emit
 from searchain.nodes.searchain.chain import parse_chain
 from searchain.nodes.searchain.dedup import find_duplicate

@@ -8,8 +8,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
+from searchain.chat_markdown import answer_markdown
 from searchain.context import Context, context_of
-from searchain.conversation import answer_markdown, run_id_of
+from searchain.conversation import run_id_of
 from searchain.events import emit
 from searchain.nodes.searchain.citations import (
     cite_model_content,

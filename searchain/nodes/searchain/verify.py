@@ -8,8 +8,9 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from searchain.chat_markdown import VERDICTS
 from searchain.context import Context, context_of, context_verifier
-from searchain.conversation import VERDICTS, progress, prompt_turn, refuse_legacy
+from searchain.conversation import progress, prompt_turn, refuse_legacy
 from searchain.decisions import Decision, correction_request, read_decision, refused_request
 from searchain.events import emit
 from searchain.prompts import feedback_template, render

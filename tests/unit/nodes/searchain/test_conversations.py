@@ -62,8 +62,8 @@ def test_a_follow_up_is_never_told_an_unchecked_step_is_verified(passages):
 
 
 def test_a_follow_up_reuses_a_verified_step_and_says_so_everywhere(passages, capsys):
+    from searchain.chat_markdown import answer_markdown
     from searchain.cli.render import show_tree
-    from searchain.conversation import answer_markdown
     from searchain.output import result_to_json
     from searchain.page.render import render_page
 

@@ -11,7 +11,7 @@ from searchain.channels import RESTART
 from searchain.context import Context, context_of, thread_settings
 from searchain.conversation import as_llm_messages, model_turn, progress, prompt_turn
 from searchain.events import emit
-from searchain.nodes.searchain.chain import parse_chain
+from searchain.nodes.searchain.chain import ParsedChain, parse_chain
 from searchain.nodes.searchain.dedup import find_duplicate
 from searchain.prompts import GuidedPrompt, feedback_template, render
 from searchain.state import Branch, State, TreeNode, Turn, untraced
@@ -33,23 +33,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     the finished one moves to ``history`` and the per-question state starts afresh.
     """
     ctx = context_of(runtime, state.settings)
-    reset: dict[str, Any] = {}
-    clear: list[Any] = []
-    if state.stop_reason:
-        finished = Turn(state.question_asked, state.answer, state.path)
-        reset = {
-            "history": [finished],
-            **untraced(),
-            "rounds": 0,
-        }
-        clear = [RESTART]
-        state = State(
-            question=state.question,
-            task=state.task,
-            history=[*state.history, finished],
-            reply_id=state.reply_id,
-            messages_version=state.messages_version,
-        )
+    state, reset = _new_turn(state) if state.stop_reason else (state, {})
     if state.rounds >= ctx.r_max:
         return {
             "stop_reason": "max_rounds",
@@ -57,8 +41,7 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         }
     llm = resolve_llm(ctx.llm)
     guided = ctx.guided_prompt(state.task, llm)
-    conversation = list(state.llm_messages)
-    new_turns = [] if conversation else [prompt_turn(_first_prompt(state, ctx, guided))]
+    new_turns = [] if state.llm_messages else [prompt_turn(_first_prompt(state, ctx, guided))]
     emit(
         runtime,
         "round_started",
@@ -68,20 +51,75 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # The task's stops: where a model starts inventing the next few-shot example (stopping there
     # saves most of a small model's generation time) or obeys the figures' stop instruction.
     stop = list(ctx.task_prompt(state.task).stop)
-    turns = as_llm_messages([*conversation, *new_turns])
+    turns = as_llm_messages([*state.llm_messages, *new_turns])
     grammar = guided.grammar if guided else None
     reply = generate(llm, turns, stop=stop, max_tokens=MAX_TOKENS, grammar=grammar)
     parsed = parse_chain(reply, max_nodes=ctx.max_chain_nodes)
-
-    branch_id = len(state.branches)
+    nodes, chain = _grown(state, parsed, ctx.dedup_threshold if ctx.semantic_dedup else None)
+    new = len(nodes) - len(state.nodes)
+    emit(
+        runtime,
+        "chain_generated",
+        round=state.rounds + 1,
+        nodes=len(chain),
+        new=new,
+        dropped=parsed.dropped,  # nodes beyond max_chain_nodes
+    )
+    planned = _planned(state.rounds, len(chain), new)
+    if guided and new_turns:  # the first round says how the chain was asked for
+        planned += " (guided prompt: a short instruction and the reply held to the chain format)"
     root = state.path[-1].id if state.path else None
+    return {
+        **reset,
+        **progress(state, planned),
+        "llm_messages": [*reset.get("llm_messages", []), *new_turns, model_turn(reply)],
+        "question_asked": state.question,
+        "nodes": nodes,
+        "branches": [
+            *state.branches,
+            Branch(len(state.branches), root, chain, parsed.final_content),
+        ],
+        "rounds": state.rounds + 1,
+        "cursor": 0,
+        "settings": thread_settings(ctx),
+        "stop_reason": "" if chain else "no_chain",
+        "format_failures": [*state.format_failures, *_format_failures(parsed)],
+    }
+
+
+def _new_turn(state: State) -> tuple[State, dict[str, Any]]:
+    """A finished question moved to ``history``: the fresh per-question state, and its writes.
+
+    The writes clear the LLM's conversation (:data:`.channels.RESTART`) and every per-question
+    field; the state returned is what this round then reads (the new question, no nodes, round 0).
+    """
+    finished = Turn(state.question_asked, state.answer, state.path)
+    reset = {"history": [finished], **untraced(), "rounds": 0, "llm_messages": [RESTART]}
+    fresh = State(
+        question=state.question,
+        task=state.task,
+        history=[*state.history, finished],
+        reply_id=state.reply_id,
+        messages_version=state.messages_version,
+    )
+    return fresh, reset
+
+
+def _grown(
+    state: State, parsed: ParsedChain, threshold: float | None
+) -> tuple[list[TreeNode], list[int]]:
+    """The tree's nodes with ``parsed``'s new ones added, and the chain's node ids in order.
+
+    A query already in the tree is that node (``threshold``: semantic dedup's, or text alone); a
+    new one that repeats a verified step of an earlier question takes its reading (reused).
+    """
+    branch_id = len(state.branches)
     known = [(node.id, node.query) for node in state.nodes if node.step is not None]
     past = [step for turn in state.history for step in turn.steps if reusable(step)]
     earlier = [(-1 - i, step.query) for i, step in enumerate(past)]
-    threshold = ctx.dedup_threshold if ctx.semantic_dedup else None
     nodes = list(state.nodes)
     chain: list[int] = []
-    parent = root
+    parent = state.path[-1].id if state.path else None
     for item in parsed.nodes:
         node_id = find_duplicate(item.query, known, threshold=threshold)
         if node_id is None:
@@ -95,59 +133,46 @@ def generate_coq(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             )
             match = find_duplicate(item.query, earlier, threshold=threshold)
             if match is not None:  # verified (or the person's) in an earlier question: reuse
-                old = past[-1 - match]
-                node = replace(
-                    node,
-                    passage=old.passage,
-                    reader_answer=old.reader_answer,
-                    confidence=old.confidence,
-                    calibrated=old.calibrated,
-                    source=old.source,
-                    answer=old.answer,
-                    support=old.support,
-                    reused=True,
-                )
+                node = _reused(node, past[-1 - match])
             nodes.append(node)
             node_id = node.id
             known.append((node_id, item.query))
         chain.append(node_id)
         parent = node_id
-    new = len(nodes) - len(state.nodes)
-    failures = list(state.format_failures)  # a new turn's state starts with none
+    return nodes, chain
+
+
+def _reused(node: TreeNode, old: TreeNode) -> TreeNode:
+    """``node`` taking ``old``'s reading and answer, as an earlier question checked them."""
+    return replace(
+        node,
+        passage=old.passage,
+        reader_answer=old.reader_answer,
+        confidence=old.confidence,
+        calibrated=old.calibrated,
+        source=old.source,
+        answer=old.answer,
+        support=old.support,
+        reused=True,
+    )
+
+
+def _format_failures(parsed: ParsedChain) -> list[str]:
+    """How this reply missed the chain format: no chain, or a chain with no final content."""
     if not parsed.nodes:
-        failures.append("no_chain")
-    elif parsed.final_content is None and not any(item.unsolved for item in parsed.nodes):
-        failures.append("no_final_content")
-    emit(
-        runtime,
-        "chain_generated",
-        round=state.rounds + 1,
-        nodes=len(chain),
-        new=new,
-        dropped=parsed.dropped,  # nodes beyond max_chain_nodes
+        return ["no_chain"]
+    if parsed.final_content is None and not any(item.unsolved for item in parsed.nodes):
+        return ["no_final_content"]
+    return []
+
+
+def _planned(rounds: int, chained: int, new: int) -> str:
+    """The progress line of round ``rounds + 1``: the sub-questions planned, and how many new."""
+    if not chained:
+        return f"Round {rounds + 1}: the model wrote no chain of sub-questions searchain could read"
+    return f"Round {rounds + 1}: the model planned {counted(chained, 'sub-question')}" + (
+        f", {new} new" if rounds and new != chained else ""
     )
-    planned = (
-        f"Round {state.rounds + 1}: the model planned {counted(len(chain), 'sub-question')}"
-        + (f", {new} new" if state.rounds and new != len(chain) else "")
-        if chain
-        else f"Round {state.rounds + 1}: the model wrote no chain of sub-questions searchain "
-        "could read"
-    )
-    if guided and new_turns:  # the first round says how the chain was asked for
-        planned += " (guided prompt: a short instruction and the reply held to the chain format)"
-    return {
-        **reset,
-        **progress(state, planned),
-        "llm_messages": [*clear, *new_turns, model_turn(reply)],
-        "question_asked": state.question,
-        "nodes": nodes,
-        "branches": [*state.branches, Branch(branch_id, root, chain, parsed.final_content)],
-        "rounds": state.rounds + 1,
-        "cursor": 0,
-        "settings": thread_settings(ctx),
-        "stop_reason": "" if chain else "no_chain",
-        "format_failures": failures,
-    }
 
 
 def _first_prompt(state: State, ctx: Context, guided: GuidedPrompt | None = None) -> str:

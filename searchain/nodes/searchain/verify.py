@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -14,8 +14,8 @@ from searchain.conversation import progress, prompt_turn, refuse_legacy
 from searchain.decisions import Decision, correction_request, read_decision, refused_request
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
-from searchain.state import State, accept, verdict
-from searchain.support import is_consistent, taken_from
+from searchain.state import State, TreeNode, accept, verdict
+from searchain.support import Support, is_consistent, taken_from
 from searchain.tools.readers.calibration import run_theta
 
 
@@ -52,85 +52,133 @@ def verify(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     assert node is not None  # route_traverse only sends a node here
     theta = run_theta(ctx.reader, ctx.llm, ctx.theta)  # None: calibrated to correct nothing
     node = replace(node, theta=theta)  # kept on the node: why it was accepted, later
-    passage = node.passage
-    confident = theta is not None and node.confidence is not None and node.confidence > theta
     long_form = ctx.task_prompt(state.task).long_form
-    # No passage, or (short answers) no span or one the passage does not contain (a reader that
-    # made it up): the reader has no evidence against the LLM, whatever its confidence.
-    no_evidence = passage is None or (
-        not long_form and not taken_from(node.reader_answer, passage.as_reference())
-    )
-    consistent = no_evidence or is_consistent(
-        node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=ctx.alpha
-    )
-    step = len(state.path) + 1
+    confident = theta is not None and node.confidence is not None and node.confidence > theta
+    consistent = _consistent(node, long_form, ctx.alpha)
     verifier = context_verifier(ctx)
-    support = verdict(node, node.llm_answer, verifier, long_form=long_form, alpha=ctx.alpha)
-    correct = ctx.verify and confident and not consistent and passage is not None
+    outcome = Outcome(state, runtime, node, len(state.path) + 1)
+
+    def judged(answer: str) -> Support:
+        return verdict(node, answer, verifier, long_form=long_form, alpha=ctx.alpha)
+
+    if not (ctx.verify and confident and not consistent) or node.passage is None:
+        emit(runtime, "node_accepted", node=node.id, confident=confident, consistent=consistent)
+        return outcome.accepted(judged(node.llm_answer))
     decision = Decision("approve")
-    if correct and ctx.approve_corrections and passage is not None:
-        request = correction_request(
-            node.query,
-            node.llm_answer,
-            node.reader_answer,
-            node.confidence,
-            passage.title,
-            passage.text,
+    if ctx.approve_corrections:
+        passage = node.passage
+        decision = await_decision(
+            correction_request(
+                node.query,
+                node.llm_answer,
+                node.reader_answer,
+                node.confidence,
+                passage.title,
+                passage.text,
+            )
         )
-        decision = await_decision(request)
-    heading = f"Step {step} · {node.query}"
-    if correct and decision.kind == "reject":
-        emit(runtime, "correction_rejected", node=node.id, ir=node.reader_answer)
-        kept = replace(node, rejected=node.reader_answer)
-        why = f" ({decision.text})" if decision.text else ""
+    if decision.kind == "reject":
+        return outcome.rejected(judged(node.llm_answer), decision.text)
+    if decision.kind == "edit":
+        return outcome.edited(decision.text, judged(decision.text))
+    return outcome.corrected(judged(node.reader_answer))
+
+
+def _consistent(node: TreeNode, long_form: bool, alpha: float) -> bool:
+    """Whether the reader's answer leaves the LLM's standing (or has no evidence against it).
+
+    No passage, or (short answers) no span or one the passage does not contain (a reader that
+    made it up): the reader has no evidence against the LLM, whatever its confidence.
+    """
+    passage = node.passage
+    if passage is None or (
+        not long_form and not taken_from(node.reader_answer, passage.as_reference())
+    ):
+        return True
+    return is_consistent(
+        node.llm_answer, node.reader_answer, passage.text, long_form=long_form, alpha=alpha
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The writes of each way a node verified at path step ``step`` can end."""
+
+    state: State
+    """The run's state before this node is settled."""
+    runtime: Runtime[Context]
+    """Where the outcome's event goes."""
+    node: TreeNode
+    """The node being verified, its θ set."""
+    step: int
+    """Its place in the reasoning path (1-based)."""
+
+    @property
+    def heading(self) -> str:
+        """The progress line's start: the step and its query."""
+        return f"Step {self.step} · {self.node.query}"
+
+    def accepted(self, support: Support) -> dict[str, Any]:
+        """The LLM's answer stands (no confident disagreement); traversal goes on."""
+        node, passage = self.node, self.node.passage
+        where = f"*{passage.title}* {VERDICTS[support]}" if passage else "no passage found"
         return {
-            "nodes": state.with_node(accept(kept, "llm", node.llm_answer, step, support)),
-            "cursor": state.cursor + 1,
+            "nodes": self.state.with_node(accept(node, "llm", node.llm_answer, self.step, support)),
+            "cursor": self.state.cursor + 1,
+            **progress(self.state, f"{self.heading} — **{node.llm_answer}**; {where}"),
+        }
+
+    def rejected(self, support: Support, why: str) -> dict[str, Any]:
+        """A person kept the LLM's answer over the correction, which the node keeps."""
+        node = self.node
+        emit(self.runtime, "correction_rejected", node=node.id, ir=node.reader_answer)
+        kept = replace(node, rejected=node.reader_answer)
+        said = f" ({why})" if why else ""
+        return {
+            "nodes": self.state.with_node(accept(kept, "llm", node.llm_answer, self.step, support)),
+            "cursor": self.state.cursor + 1,
             **progress(
-                state,
-                f"{heading} — you kept the model's **{node.llm_answer}** over the passage's "
-                f"**{node.reader_answer}**{why}",
+                self.state,
+                f"{self.heading} — you kept the model's **{node.llm_answer}** over the passage's "
+                f"**{node.reader_answer}**{said}",
             ),
         }
-    if correct and decision.kind == "edit":
-        answer = decision.text
-        emit(runtime, "node_edited", node=node.id, before=node.llm_answer, after=answer)
-        edited = verdict(node, answer, verifier, long_form=long_form, alpha=ctx.alpha)
+
+    def edited(self, answer: str, support: Support) -> dict[str, Any]:
+        """A person gave the answer in place of the correction; the LLM re-plans from it."""
+        node, state = self.node, self.state
+        emit(self.runtime, "node_edited", node=node.id, before=node.llm_answer, after=answer)
         feedback = render(
             feedback_template("edit"), query=node.query, answer=answer, question=state.question
         )
         return {
-            "nodes": state.with_node(accept(node, "edited", answer, step, edited)),
+            "nodes": state.with_node(accept(node, "edited", answer, self.step, support)),
             "llm_messages": [prompt_turn(feedback)],
-            **progress(state, f"{heading} — your answer **{answer}**; the model re-plans"),
+            **progress(state, f"{self.heading} — your answer **{answer}**; the model re-plans"),
         }
-    if correct and passage is not None:
-        emit(runtime, "node_corrected", node=node.id, llm=node.llm_answer, ir=node.reader_answer)
+
+    def corrected(self, support: Support) -> dict[str, Any]:
+        """The reader's answer replaces the LLM's; the LLM re-plans after the feedback."""
+        node, state, passage = self.node, self.state, self.node.passage
+        assert passage is not None  # verify corrects only a node with a passage
+        ir = node.reader_answer
+        emit(self.runtime, "node_corrected", node=node.id, llm=node.llm_answer, ir=ir)
         feedback = render(
             feedback_template("verify"),
             query=node.query,
-            answer=node.reader_answer,
+            answer=ir,
             question=state.question,
             reference=passage.as_reference(),
         )
-        ir = node.reader_answer
-        corrected = verdict(node, ir, verifier, long_form=long_form, alpha=ctx.alpha)
         return {
-            "nodes": state.with_node(accept(node, "corrected", ir, step, corrected)),
+            "nodes": state.with_node(accept(node, "corrected", ir, self.step, support)),
             "llm_messages": [prompt_turn(feedback)],
             **progress(
                 state,
-                f"{heading} — the model said **{node.llm_answer}**; *{passage.title}* says "
+                f"{self.heading} — the model said **{node.llm_answer}**; *{passage.title}* says "
                 f"**{ir}**: corrected, the model re-plans",
             ),
         }
-    emit(runtime, "node_accepted", node=node.id, confident=confident, consistent=consistent)
-    where = f"*{passage.title}* {VERDICTS[support]}" if passage is not None else "no passage found"
-    return {
-        "nodes": state.with_node(accept(node, "llm", node.llm_answer, step, support)),
-        "cursor": state.cursor + 1,
-        **progress(state, f"{heading} — **{node.llm_answer}**; {where}"),
-    }
 
 
 def route_verify(state: State) -> Literal["generate_coq", "traverse_nodes"]:

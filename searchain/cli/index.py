@@ -22,13 +22,14 @@ from searchain.cli.common import (
     EsIndexOption,
     EsUrlOption,
     IndexOption,
-    check_backend,
     err,
     out,
 )
 from searchain.documents.collection import Documents
 from searchain.documents.split import WORDS
 from searchain.text import counted
+from searchain.tools.retrieval.backends import Backend, BuildOptions
+from searchain.tools.retrieval.backends import backend as retrieval_backend
 
 if TYPE_CHECKING:
     from searchain.tools.retrieval.corpus import Corpus
@@ -141,7 +142,7 @@ def index(
             raise ValueError("--verify DIR takes an index alone: give no other input with it")
         out.print(BM25Index.verify(verify))
         return
-    check_backend(backend)
+    target = retrieval_backend(backend, path=index, es_url=es_url, es_index=es_index)
     if update:
         given = {
             **document_options,
@@ -163,11 +164,10 @@ def index(
                 f"{wrong}: --update brings a documents index up to date with the settings it "
                 "was built with"
             )
-        _update(index, paths, backend, es_url, es_index)
+        _update(target, paths)
         return
     if bool(paths) == demo:
         raise ValueError("give a corpus file, documents, or --demo (one of them)")
-    budget = parse_size(memory) if memory else None
     if paths and is_documents(paths):
         if corpus_format != "auto":
             raise ValueError("--format names a corpus file's format: documents need none")
@@ -181,37 +181,21 @@ def index(
         )
     else:
         passages = _corpus(paths, demo, corpus_format, document_options)
+    options = BuildOptions(
+        k1=k1,
+        b=b,
+        overwrite=overwrite,
+        tokenizer=tokenizer,
+        memory=parse_size(memory) if memory else None,
+        workers=workers,
+        analyzer=analyzer,
+        shards=shards,
+        replicas=replicas,
+    )
     started = time.perf_counter()
     with _progress_bar(passages, started) as (progress, stage):
-        if backend == "embedded":
-            built = BM25Index.build(
-                passages,
-                index,
-                k1=1.5 if k1 is None else k1,
-                b=b,
-                tokenizer=tokenizer,
-                overwrite=overwrite,
-                memory=budget,
-                workers=workers,
-                progress=progress,
-                stage=stage,
-            )
-            count, where = len(built), str(index)
-        else:
-            from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
-
-            retriever = ElasticRetriever(ElasticSettings(url=es_url, index=es_index))
-            count = retriever.build(
-                passages,
-                k1=1.2 if k1 is None else k1,
-                b=b,
-                analyzer=analyzer,
-                overwrite=overwrite,
-                shards=shards,
-                replicas=replicas,
-                progress=progress,
-            )
-            where = f"Elasticsearch index {es_index} at {retriever.url}"
+        count = target.build(passages, options, progress=progress, stage=stage)
+    where = target.where
     seconds = time.perf_counter() - started
     per_second = count / max(seconds, 1e-9)
     rate = f"{per_second:,.0f} passages/s" if per_second >= 10 else f"{per_second:.2g} passages/s"
@@ -226,31 +210,16 @@ def index(
         raise typer.Exit(SKIPPED)
 
 
-def _update(
-    index: Path, paths: list[Path] | None, backend: str, es_url: str, es_index: str
-) -> None:
+def _update(target: Backend, paths: list[Path] | None) -> None:
     """``--update``: the documents index brought up to date, on either backend.
 
     One summary line; exit status 3 if a file was skipped.
     """
     started = time.perf_counter()
-    if backend == "embedded":
-        from searchain.tools.retrieval.update import update
-
-        updated, documents, changes = update(index, Documents.again, paths=paths, stage=err.print)
-        count, where = len(updated), str(index)
-    else:
-        from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
-        from searchain.tools.retrieval.elastic_update import update_elastic
-
-        retriever = ElasticRetriever(ElasticSettings(url=es_url, index=es_index))
-        count, documents, changes = update_elastic(
-            retriever, Documents.again, paths=paths, stage=err.print
-        )
-        where = f"Elasticsearch index {es_index} at {retriever.url}"
+    count, documents, changes = target.update(Documents.again, paths=paths, stage=err.print)
     seconds = time.perf_counter() - started
     done = "updated" if changes.any else "up to date"
-    line = f"{done} {where}: {changes} ({counted(count, 'passage')}) in {seconds:.1f} s"
+    line = f"{done} {target.where}: {changes} ({counted(count, 'passage')}) in {seconds:.1f} s"
     err.print("; ".join([line, *documents.problems()]))
     if documents.skipped:
         raise typer.Exit(SKIPPED)

@@ -23,7 +23,8 @@ from searchain.cli.common import (
     check_backend,
     page_target,
 )
-from searchain.cli.session import open_threads, preload, run, run_config, unfinished
+from searchain.cli.session import open_threads, run, run_config, unfinished
+from searchain.preload import preload
 from searchain.text import clean_text
 
 

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, page_target
-from searchain.cli.session import open_thread, preload, run, unfinished
+from searchain.cli.session import open_thread, run, unfinished
+from searchain.preload import preload
 
 
 def edit(

@@ -7,8 +7,9 @@ from typing import Annotated, Any
 import typer
 
 from searchain.cli.common import DEFAULT_DB, DbOption, ForceOption, HtmlOption, page_target
-from searchain.cli.session import open_thread, preload, run, unfinished
+from searchain.cli.session import open_thread, run, unfinished
 from searchain.decisions import pending_correction
+from searchain.preload import preload
 
 
 def resume(

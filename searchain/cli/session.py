@@ -92,13 +92,6 @@ def documents_of(context: Any) -> Path | None:
     return documents_folder(context.index)
 
 
-def preload(context: Any) -> None:
-    """Build every component now, so a missing one fails before a thread exists."""
-    from searchain.preload import preload as load_all
-
-    load_all(context)
-
-
 def say_settings(context: Any) -> None:
     """What ``--reader auto`` and θ stand for in this run, as it starts (after every check)."""
     from searchain.tools.readers.auto import auto_reader

@@ -186,8 +186,8 @@ def test_batches_are_scored_by_the_kernel(tmp_path):
 def test_ask_warms_the_index_before_the_llm_plans(tmp_path, monkeypatch):
     """``searchain ask`` builds every component first (``preload``): the index's kernel starts
     loading there, so the LLM's planning hides it."""
-    from searchain.cli.session import preload
     from searchain.context import Context
+    from searchain.preload import preload
     from tests.conftest import ScriptedReplies, TableReader
 
     BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")

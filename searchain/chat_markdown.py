@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from searchain.provenance import cited_at, provenance_notes, unstated_notes
-from searchain.state import Reference
+from searchain.state import Reference, reasoning_path
 from searchain.text import normalize_answer, split_sentences
 from searchain.tools.retrieval.tokenizer import english_stopwords
 
@@ -51,9 +51,7 @@ def answer_markdown(result: dict[str, Any]) -> str:
         parts.append(f"**Answer:** {md(result['answer'])}")
     if content:
         parts.append(md(content))
-    path = sorted(
-        (n for n in result.get("nodes", []) if n.step is not None), key=lambda n: n.step or 0
-    )
+    path = reasoning_path(result.get("nodes", []))
     if path:
         steps = [f"{n.step}. {md(n.query)} → **{md(n.answer)}** ({step_source(n)})" for n in path]
         parts.append("**Steps**\n\n" + "\n".join(steps))

@@ -10,6 +10,7 @@ from it rather than stored twice.
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Annotated, Any, Literal
 
@@ -102,6 +103,11 @@ class TreeNode:
     ``passage`` states ``answer``, ``unstated`` when it does not (a citation of this step would
     not back it), ``unverifiable`` when the lexical rule cannot tell. An answer IR took from the
     passage is judged like any other: a reader's span can be made up or empty."""
+
+
+def reasoning_path(nodes: Iterable[TreeNode]) -> list[TreeNode]:
+    """The accepted nodes (those with a ``step``) of the correct reasoning path, in step order."""
+    return sorted((node for node in nodes if node.step is not None), key=lambda n: n.step or 0)
 
 
 @dataclass
@@ -276,8 +282,7 @@ class State(OutputState, SearchainInput, ThreadSettings, ChatState):
     @property
     def path(self) -> list[TreeNode]:
         """The accepted nodes of the correct reasoning path, in order."""
-        accepted = [node for node in self.nodes if node.step is not None]
-        return sorted(accepted, key=lambda node: node.step or 0)
+        return reasoning_path(self.nodes)
 
     def with_node(self, node: TreeNode) -> list[TreeNode]:
         """``nodes`` with ``node`` put in place of the node with its id."""

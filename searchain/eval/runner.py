@@ -34,7 +34,7 @@ from searchain.questions.metrics import (
     paragraph_recall,
 )
 from searchain.questions.record import Record
-from searchain.state import KnowledgeSource
+from searchain.state import KnowledgeSource, reasoning_path
 from searchain.text import normalize_answer
 from searchain.tools.verifiers.resolve import resolve_verifier
 from searchain.types import Passage
@@ -243,7 +243,7 @@ def result_line(
         extra: dict[str, Any] = {"cot": output.get("cot", [])}
     else:
         nodes = output.get("nodes", [])
-        path = sorted((n for n in nodes if n.step is not None), key=lambda n: n.step)
+        path = reasoning_path(nodes)
         branches = output.get("branches", [])
         # Only the passages on the path the answer used: a reading past a correction (read
         # ahead by parallel traversal, never used) is no source, so recall and sources do not

@@ -13,7 +13,7 @@ from searchain.context import Context, context_of, context_verifier
 from searchain.conversation import new_reply_id, progress, prompt_turn, refuse_legacy
 from searchain.events import emit
 from searchain.prompts import feedback_template, render
-from searchain.state import Edit, State, TreeNode, accept, untraced, verdict
+from searchain.state import Edit, State, TreeNode, accept, reasoning_path, untraced, verdict
 from searchain.text import clean_text
 
 
@@ -28,7 +28,7 @@ def as_edit(value: Edit | Mapping[str, Any]) -> Edit:
 
 def check_edit(nodes: Sequence[TreeNode], edit: Edit) -> TreeNode:
     """The step ``edit`` names, or one line saying why it cannot be edited."""
-    steps = sorted((n for n in nodes if n.step is not None), key=lambda n: n.step or 0)
+    steps = reasoning_path(nodes)
     if not steps:
         raise ValueError("nothing to edit: the thread's question has no reasoning step yet")
     choices = ", ".join(str(n.id) for n in steps)

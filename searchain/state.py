@@ -104,6 +104,15 @@ class TreeNode:
     not back it), ``unverifiable`` when the lexical rule cannot tell. An answer IR took from the
     passage is judged like any other: a reader's span can be made up or empty."""
 
+    def reading(self) -> dict[str, Any]:
+        """What the reader made of this node's passage, as fields another node can take."""
+        return {
+            "passage": self.passage,
+            "reader_answer": self.reader_answer,
+            "confidence": self.confidence,
+            "calibrated": self.calibrated,
+        }
+
 
 def reasoning_path(nodes: Iterable[TreeNode]) -> list[TreeNode]:
     """The accepted nodes (those with a ``step``) of the correct reasoning path, in step order."""

@@ -146,10 +146,7 @@ def _reused(node: TreeNode, old: TreeNode) -> TreeNode:
     """``node`` taking ``old``'s reading and answer, as an earlier question checked them."""
     return replace(
         node,
-        passage=old.passage,
-        reader_answer=old.reader_answer,
-        confidence=old.confidence,
-        calibrated=old.calibrated,
+        **old.reading(),
         source=old.source,
         answer=old.answer,
         support=old.support,

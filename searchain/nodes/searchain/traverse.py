@@ -78,14 +78,7 @@ def read_nodes(
     """
     earlier = {n.query: n for n in tree if n.read}
     read = {
-        n.id: replace(
-            n,
-            read=True,
-            passage=earlier[n.query].passage,
-            reader_answer=earlier[n.query].reader_answer,
-            confidence=earlier[n.query].confidence,
-            calibrated=earlier[n.query].calibrated,
-        )
+        n.id: replace(n, read=True, **earlier[n.query].reading())
         for n in todo
         if n.query in earlier
     }

@@ -137,33 +137,30 @@ def index(
         "--overlap": overlap != 0,
         "--max-file-size": max_file_size != MAX_FILE_SIZE,
     }
+    build_options = {
+        "--demo": demo,
+        "--overwrite": overwrite,
+        "--format": corpus_format != "auto",
+        "--k1": k1 is not None,
+        "--b": b != 0.75,
+        "--tokenizer": tokenizer != "stem",
+        "--memory": bool(memory),
+        "--workers": workers is not None,
+        "--analyzer": analyzer != "standard",
+        "--shards": shards != 1,
+        "--replicas": replicas != 0,
+    }
     if verify is not None:
-        if paths or demo or update or any(document_options.values()):
-            raise ValueError("--verify DIR takes an index alone: give no other input with it")
+        given = {"PATH": bool(paths), "--update": update, **document_options, **build_options}
+        _refuse(given, "--verify DIR checks an index alone")
         out.print(BM25Index.verify(verify))
         return
     target = retrieval_backend(backend, path=index, es_url=es_url, es_index=es_index)
     if update:
-        given = {
-            **document_options,
-            "--demo": demo,
-            "--overwrite": overwrite,
-            "--format": corpus_format != "auto",
-            "--k1": k1 is not None,
-            "--b": b != 0.75,
-            "--tokenizer": tokenizer != "stem",
-            "--memory": bool(memory),
-            "--workers": workers is not None,
-            "--analyzer": analyzer != "standard",
-            "--shards": shards != 1,
-            "--replicas": replicas != 0,
-        }
-        if any(given.values()):
-            wrong = ", ".join(name for name, on in given.items() if on)
-            raise ValueError(
-                f"{wrong}: --update brings a documents index up to date with the settings it "
-                "was built with"
-            )
+        _refuse(
+            {**document_options, **build_options},
+            "--update brings a documents index up to date with the settings it was built with",
+        )
         _update(target, paths)
         return
     if bool(paths) == demo:
@@ -208,6 +205,13 @@ def index(
     err.print(passages.summary(f" into {where} in {seconds:.1f} s ({rate})"))
     if passages.skipped:
         raise typer.Exit(SKIPPED)
+
+
+def _refuse(given: dict[str, bool], why: str) -> None:
+    """ValueError naming the options of ``given`` that were given, and ``why`` they may not be."""
+    wrong = [name for name, on in given.items() if on]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)}: {why}")
 
 
 def _update(target: Backend, paths: list[Path] | None) -> None:

@@ -167,6 +167,11 @@ def test_update_from_the_command_line_and_what_it_refuses(tmp_path):
         (["--backend", "elasticsearch", "--shards", "2"], "--shards: --update brings"),
     ]:
         one_line_error(searchain("index", "--index", str(index), "--update", *extra), said)
-    for other in (["--update"], [str(tmp_path)], ["--demo"]):  # an index alone: nothing else
+    for other, named in [  # an index alone: nothing else
+        (["--update"], "--update"),
+        ([str(tmp_path)], "PATH"),
+        (["--demo"], "--demo"),
+        (["--k1", "2", "--include", "*.md"], "--include, --k1"),
+    ]:
         refused = searchain("index", "--verify", str(index), *other)
-        one_line_error(refused, "--verify DIR takes an index alone: give no other input with it")
+        one_line_error(refused, f"{named}: --verify DIR checks an index alone")

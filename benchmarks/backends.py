@@ -117,7 +117,7 @@ def main() -> None:
     queries += [r["question"] for r in records(root, "hotpotqa", "tune")]
     es = None
     if not args.skip_es:
-        from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
+        from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
         url = (
             args.es_url

@@ -8,7 +8,7 @@ The documents are ``benchmarks/updates.py``'s (Markdown files of sampled words, 
 section). In one run: a full build into the index ``bench-updates`` (``searchain index FOLDER
 --backend elasticsearch``'s work); ``--updates`` updates, each after changing ``--fraction`` of
 the files (80% edited, 10% deleted, 10% added), timed one by one (an update copies every kept
-passage into a new physical index: see ``searchain/tools/retrieval/elastic_update.py``); a fresh
+passage into a new physical index: see ``searchain/tools/retrieval/elastic/update.py``); a fresh
 build of the final files into ``bench-updates-fresh``; and whether the two indexes' top 10s
 (ids and scores) are identical for the benchmark's queries. Both indexes are deleted at the end.
 
@@ -30,8 +30,8 @@ from scale import write_queries  # benchmarks/scale.py, beside this script
 from updates import Writer, change, documents_arguments, write_files  # benchmarks/updates.py
 
 from searchain.documents.collection import Documents
-from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
-from searchain.tools.retrieval.elastic_update import update_elastic
+from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
+from searchain.tools.retrieval.elastic.update import update_elastic
 
 
 def build(url: str, name: str, root: Path) -> tuple[ElasticRetriever, float]:

@@ -191,7 +191,7 @@ def main() -> None:
 def es_figures(args: argparse.Namespace, size: int, queries: list[str], emb: dict) -> None:
 
     from searchain.tools.retrieval.corpus import read_corpus
-    from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
+    from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
     url = (
         args.es_url

@@ -12,7 +12,7 @@ from searchain.types import Retriever
 
 def context_retriever(ctx: Context) -> Retriever:
     """The retriever a run's context names, with its index and Elasticsearch settings."""
-    from searchain.tools.retrieval.elastic import ElasticSettings
+    from searchain.tools.retrieval.elastic.retriever import ElasticSettings
 
     es = ElasticSettings(
         url=ctx.es_url,

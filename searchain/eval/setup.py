@@ -117,7 +117,7 @@ def pooled_index(root: Path, path: Path, stage: Stage | None = None) -> Any:
 
 def elastic_index(root: Path, url: str, index: str, stage: Stage | None = None) -> Any:
     """The Elasticsearch index of the pooled corpus, built on first use."""
-    from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
+    from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
     retriever = ElasticRetriever(ElasticSettings(url=url, index=index))
     if not retriever.exists():

@@ -18,7 +18,11 @@ from searchain.documents.collection import Documents
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
 from searchain.graph.searchain import build_graph
 from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticsearchError, ElasticSettings
+from searchain.tools.retrieval.elastic.retriever import (
+    ElasticRetriever,
+    ElasticsearchError,
+    ElasticSettings,
+)
 from searchain.types import Passage
 from tests.conftest import ScriptedReplies, TableReader, cli_line, require_module
 
@@ -471,7 +475,7 @@ def test_an_update_upserts_and_deletes_by_document_scored_as_a_fresh_build(es_ur
 
 
 def test_an_update_that_fails_part_way_leaves_the_old_index_searched(es_url, tmp_path, monkeypatch):
-    from searchain.tools.retrieval import elastic_update
+    from searchain.tools.retrieval.elastic import update as elastic_update
     from tests.documents import write_folder
 
     folder = write_folder(tmp_path / "archive")

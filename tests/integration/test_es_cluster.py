@@ -13,7 +13,7 @@ import pytest
 
 from searchain.eval.datasets import pooled_corpus
 from searchain.eval.runner import read_results
-from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
+from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
 from tests.integration.test_resume import SCRIPT, Q

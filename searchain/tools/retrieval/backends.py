@@ -161,8 +161,8 @@ class Elastic:
 
     @cached_property
     def retriever(self) -> Any:
-        """The :class:`.elastic.ElasticRetriever` of this index (no request is made here)."""
-        from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
+        """The :class:`.elastic.retriever.ElasticRetriever` of this index (made, not reached)."""
+        from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
         return ElasticRetriever(ElasticSettings(url=self.url, index=self.index))
 
@@ -179,7 +179,7 @@ class Elastic:
         progress: Callable[[int], None] | None = None,
         stage: Callable[[str], None] | None = None,
     ) -> int:
-        """:meth:`.elastic.ElasticRetriever.build` with ``options`` (``stage``: none to say)."""
+        """:meth:`.elastic.retriever.ElasticRetriever.build` with ``options`` (no stages)."""
         _refuse_others(options, EMBEDDED_ONLY, "the embedded index")
         return self.retriever.build(
             passages,
@@ -199,8 +199,8 @@ class Elastic:
         paths: Sequence[str | Path] | None = None,
         stage: Callable[[str], None] | None = None,
     ) -> tuple[int, W, Changes]:
-        """:func:`.elastic_update.update_elastic`."""
-        from searchain.tools.retrieval.elastic_update import update_elastic
+        """:func:`.elastic.update.update_elastic`."""
+        from searchain.tools.retrieval.elastic.update import update_elastic
 
         return update_elastic(self.retriever, again, paths=paths, stage=stage)
 

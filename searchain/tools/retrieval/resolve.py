@@ -17,7 +17,7 @@ from searchain.tools.retrieval.langchain import LangChainRetriever
 from searchain.types import Retriever
 
 if TYPE_CHECKING:
-    from searchain.tools.retrieval.elastic import ElasticSettings
+    from searchain.tools.retrieval.elastic.retriever import ElasticSettings
 
 
 def resolve_retriever(
@@ -44,7 +44,7 @@ def resolve_retriever(
         # Keyed by the version the link points to now: a rebuilt index is loaded afresh.
         return load_once(("bm25", str(path.resolve())), lambda: BM25Index.load(path))
     if name == "elasticsearch":
-        from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
+        from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
         settings = es or ElasticSettings()
         settings = replace(settings, index=arg) if arg else settings

@@ -22,8 +22,8 @@ def test_missing_shards_seen_once_name_the_failure_whatever_the_last_attempt(las
     require_module("elasticsearch", "elasticsearch")
     from elasticsearch import ConnectionTimeout
 
-    from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
-    from searchain.tools.retrieval.elastic_client import ElasticsearchError, ShardsMissing
+    from searchain.tools.retrieval.elastic.client import ElasticsearchError, ShardsMissing
+    from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
     es = ElasticRetriever(ElasticSettings(url="http://127.0.0.1:9", index="red", retries=3))
     end = ConnectionTimeout("timed out") if last == "timeout" else ShardsMissing("shard 1")
@@ -36,8 +36,8 @@ def test_a_cluster_that_never_answers_is_unreachable():
     require_module("elasticsearch", "elasticsearch")
     from elasticsearch import ConnectionTimeout
 
-    from searchain.tools.retrieval.elastic import ElasticRetriever, ElasticSettings
-    from searchain.tools.retrieval.elastic_client import ElasticsearchError
+    from searchain.tools.retrieval.elastic.client import ElasticsearchError
+    from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
     es = ElasticRetriever(ElasticSettings(url="http://127.0.0.1:9", index="red", retries=2))
     with pytest.raises(ElasticsearchError, match="is unreachable"):

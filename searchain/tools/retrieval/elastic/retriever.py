@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from searchain.indexed import Described
 from searchain.redact import redact_url
-from searchain.tools.retrieval.elastic_client import (
+from searchain.tools.retrieval.elastic.client import (
     TRANSIENT_STATUS,
     ElasticsearchError,
     ElasticSettings,
@@ -38,11 +38,11 @@ from searchain.tools.retrieval.elastic_client import (
     shard_failure,
     transient,
 )
-from searchain.tools.retrieval.elastic_documents import (
+from searchain.tools.retrieval.elastic.documents import (
     SOURCE_FIELD,
     document_actions,
 )
-from searchain.tools.retrieval.elastic_physical import (
+from searchain.tools.retrieval.elastic.physical import (
     BUILT_BY,
     create,
     fill_and_switch,

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from searchain.tools.retrieval.elastic_client import ElasticsearchError
+from searchain.tools.retrieval.elastic.client import ElasticsearchError
 
 
 def bulk_load(

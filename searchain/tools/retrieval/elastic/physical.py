@@ -1,7 +1,7 @@
 """The physical indexes behind an Elasticsearch alias: made, filled, switched to in one step.
 
 What a build and an update share (:meth:`ElasticRetriever.build`,
-:mod:`searchain.tools.retrieval.elastic_update`): a new physical index (``NAME-<milliseconds>``)
+:mod:`searchain.tools.retrieval.elastic.update`): a new physical index (``NAME-<milliseconds>``)
 is created with searchain's mapping, filled, refreshed, and only then does the alias ``NAME``
 move to it, in one request; the indexes it pointed at are deleted after.
 """
@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 
-from searchain.tools.retrieval.elastic_bulk import bulk_load
-from searchain.tools.retrieval.elastic_client import ElasticsearchError, ElasticSettings
-from searchain.tools.retrieval.elastic_documents import (
+from searchain.tools.retrieval.elastic.bulk import bulk_load
+from searchain.tools.retrieval.elastic.client import ElasticsearchError, ElasticSettings
+from searchain.tools.retrieval.elastic.documents import (
     DOCUMENT_FIELD,
     DOCUMENT_HASH_FIELD,
     SOURCE_FIELD,

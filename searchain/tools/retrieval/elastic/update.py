@@ -29,18 +29,18 @@ from typing import Any, TypeVar
 from searchain.errors import SettingError
 from searchain.indexed import Changes, Compared, Walk
 from searchain.text import counted
-from searchain.tools.retrieval.elastic import ElasticRetriever
-from searchain.tools.retrieval.elastic_documents import (
+from searchain.tools.retrieval.elastic.documents import (
     DOCUMENT_FIELD,
     DOCUMENT_HASH_FIELD,
     document_actions,
 )
-from searchain.tools.retrieval.elastic_physical import (
+from searchain.tools.retrieval.elastic.physical import (
     built_with,
     create,
     fill_and_switch,
     new_physical,
 )
+from searchain.tools.retrieval.elastic.retriever import ElasticRetriever
 
 W = TypeVar("W", bound=Walk)
 """The walk an update is handed back, as the caller made it."""

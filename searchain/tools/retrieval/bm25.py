@@ -35,6 +35,7 @@ from searchain.tools.retrieval.index_files import (
     build_lock,
     building,
     check_files,
+    check_replaceable,
     check_space,
     file_table,
     flushing,
@@ -369,6 +370,7 @@ class BM25Index:
                     settings=named if index else ("index",),
                     path=path,
                 )
+            check_replaceable(path)
             documents = passages if isinstance(passages, Described) else None
             if isinstance(passages, Corpus):  # a PDF's bytes say little of its text's size
                 check_space(path, passages.text_bytes())

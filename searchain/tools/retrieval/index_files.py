@@ -3,9 +3,9 @@
 ``--index DIR`` is a symbolic link to a versioned sibling directory (``.DIR.<stamp>``). A new
 index is written beside it in full, then the link is switched with one ``rename`` — atomic on
 POSIX file systems — so a reader sees the old index or the new one, never a half-built or missing
-one, and a crash at any moment leaves one of the two in place. The only step that cannot be one
-rename is the first replacement of a plain directory (an index built before this layout): it is
-recorded in a journal first, and :func:`recover` finishes or undoes it after a crash. Leftovers
+one, and a crash at any moment leaves one of the two in place. A plain directory at ``DIR`` (a
+copy of an index) opens, but is never replaced: no single rename could swap it
+(:func:`check_replaceable`). Leftovers
 of an interrupted build (a temporary directory, a superseded version) are removed by the next
 build; the version just replaced is kept one generation more, so a reader that resolved the old
 link a moment before the switch can still open its files. Only this index's own siblings are
@@ -40,14 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from searchain.errors import NoSpace
+from searchain.errors import NoSpace, TargetExists
 from searchain.files import digest
 from searchain.indexed import Indexed
 from searchain.tools.retrieval.checked import LAZY, CheckedFile, ChecksumError, digests
 
 MANIFEST = "searchain-index.json"
 """An index's manifest: its format, parameters, passage count and files' checksums."""
-OWN_SIBLING = re.compile(r"(?P<stamp>\d+)(?P<kind>\.tmp|\.link)?|legacy")
+OWN_SIBLING = re.compile(r"(?P<stamp>\d+)(?P<kind>\.tmp|\.link)?")
 """What follows ``.{name}.`` in the name of one of this index's own siblings."""
 
 
@@ -142,10 +142,6 @@ def building(path: Path) -> IndexBusyError | None:
     return None
 
 
-def _journal(path: Path) -> Path:
-    return path.with_name(f".{path.name}.swap.json")
-
-
 def _sibling(path: Path, tag: str) -> Path:
     return path.with_name(f".{path.name}.{tag}")
 
@@ -213,16 +209,8 @@ def publish(version: Path, path: Path) -> None:
     link = _sibling(path, f"{time.time_ns()}.link")
     link.symlink_to(final.name)
     sync_path(path.parent)
-    if path.is_symlink() or not path.exists():
-        os.replace(link, path)  # the atomic switch
-    else:
-        # A plain directory (the layout before 0.2) cannot be swapped in one rename: journal it.
-        legacy = _sibling(path, "legacy")
-        _journal(path).write_text(json.dumps({"legacy": legacy.name, "new": final.name}))
-        sync_path(path.parent)
-        path.rename(legacy)
-        os.replace(link, path)
-        _journal(path).unlink()
+    check_replaceable(path)
+    os.replace(link, path)  # the atomic switch
     sync_path(path.parent)
     _sweep(path)
 
@@ -263,11 +251,10 @@ def sync_path(path: Path) -> None:
 
 
 def recover(path: Path) -> None:
-    """Finish or undo a replacement a crash interrupted, and remove what it left behind.
+    """Remove what a build or an update a crash interrupted left behind.
 
-    With a journal, ``path`` is restored: the new version if it is complete, else the old
-    directory. While another process builds ``path`` nothing is touched: what looks left
-    behind is that build's.
+    While another process builds ``path`` nothing is touched: what looks left behind is that
+    build's.
     """
     try:
         with build_lock(path):
@@ -278,19 +265,22 @@ def recover(path: Path) -> None:
 
 def recover_held(path: Path) -> None:
     """:func:`recover`, by the process that holds ``path``'s build lock."""
-    journal = _journal(path)
-    if journal.exists():
-        record = json.loads(journal.read_text())
-        legacy, new = path.with_name(record["legacy"]), path.with_name(record["new"])
-        if not path.exists() and not path.is_symlink():
-            if new.is_dir():
-                link = _sibling(path, f"{time.time_ns()}.link")
-                link.symlink_to(new.name)
-                os.replace(link, path)
-            elif legacy.is_dir():
-                legacy.rename(path)
-        journal.unlink()
     _sweep(path)
+
+
+def check_replaceable(path: Path) -> None:
+    """TargetExists where ``path`` is a plain directory, which no single rename can replace.
+
+    searchain's own indexes are links to a version; a directory is a copy (``cp -rL``), which
+    opens as an index but is never swapped out under its readers.
+    """
+    if path.exists() and not path.is_symlink():
+        raise TargetExists(
+            "{path} is a plain directory (a copy of an index?), which cannot be replaced "
+            "atomically: remove it, or choose {index}",
+            settings=("index",),
+            path=path,
+        )
 
 
 def _sweep(path: Path) -> None:
@@ -317,7 +307,7 @@ def _sweep(path: Path) -> None:
     older = [leftover for _, leftover in versions if current is not None and leftover not in kept]
     kept |= set(older[-1:])  # the generation just replaced
     for leftover, match in own.items():
-        if match["kind"] or match[0] == "legacy" or (current is not None and leftover not in kept):
+        if match["kind"] or (current is not None and leftover not in kept):
             if leftover.is_symlink() or leftover.is_file():
                 leftover.unlink()
             else:

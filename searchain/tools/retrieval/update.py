@@ -46,6 +46,7 @@ from searchain.tools.retrieval.index_files import (
     IndexFilesError,
     build_lock,
     check_files,
+    check_replaceable,
     file_table,
     new_version,
     publish,
@@ -109,6 +110,7 @@ def update(
     with build_lock(path):
         recover_held(path)
         old = _open(path)
+        check_replaceable(path)
         settings = old.manifest["documents"]
         if paths and sorted(os.path.abspath(p) for p in paths) != sorted(settings["paths"]):
             raise SettingError(

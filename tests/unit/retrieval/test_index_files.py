@@ -214,3 +214,33 @@ def test_a_write_error_reported_once_still_fails_the_build(tmp_path, monkeypatch
     assert not (tmp_path / "wiki").exists()
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left in (["corpus.jsonl"], [".wiki.lock", "corpus.jsonl"])  # nothing half-written
+
+
+def test_a_plain_directory_opens_but_is_never_replaced(tmp_path):
+    """A copy of an index (a directory, not searchain's link to a version) is searched as it is,
+    but neither a build nor an update swaps it out: no single rename could, so it is refused in
+    one line before any work, and left as it was."""
+    import shutil
+
+    from searchain.documents.collection import Documents
+    from searchain.errors import TargetExists
+    from searchain.tools.retrieval.update import update
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Siena\n\nDuccio painted in Siena.\n")
+    built = BM25Index.build(Documents([docs]), tmp_path / "linked")
+    copy = tmp_path / "copy"
+    shutil.copytree(built.path, copy)
+    assert BM25Index.load(copy).search("Duccio")[0].title == "Siena"
+    corpus = read_corpus(write_corpus(tmp_path / "c.jsonl", CORPUS))
+    before = {p.name for p in tmp_path.iterdir()}
+    with pytest.raises(TargetExists, match=r"copy is a plain directory .*choose another path$"):
+        BM25Index.build(corpus, copy, overwrite=True)
+    (docs / "b.md").write_text("# Padua\n\nGiotto painted in Padua.\n")
+    with pytest.raises(TargetExists, match=r"copy is a plain directory"):
+        update(copy, Documents.again)
+    assert {p.name for p in tmp_path.iterdir()} - before <= {".copy.lock"}  # nothing written
+    assert len(BM25Index.load(copy)) == 1
+    with pytest.raises(TargetExists, match=r"^\S+ already exists: pass overwrite=True"):
+        BM25Index.build(corpus, copy)  # without overwrite, the refusal it always had

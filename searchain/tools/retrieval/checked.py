@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -81,11 +82,15 @@ class CheckedFile:
     """One large file of an open index, its chunks compared with the manifest's as first read.
 
     Thread-safe: two threads that touch an unchecked chunk at once may both read it; neither
-    reads bytes that were not checked.
+    reads bytes that were not checked. The file is opened here, when the index is, and read
+    through that descriptor: a version swept two republishes later (its files unlinked) is still
+    checked as the open index reads it, never looked up by name again.
     """
 
     def __init__(self, path: Path, name: str, sha: str, chunks: list[str] | None) -> None:
         self.path = path
+        self._fd = os.open(path, os.O_RDONLY)
+        weakref.finalize(self, os.close, self._fd)
         self.name = name
         """Its path in the index, as errors name it."""
         self._sha = sha
@@ -109,11 +114,7 @@ class CheckedFile:
                 self._check_chunk(chunk)
 
     def _check_chunk(self, chunk: int) -> None:
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            data = os.pread(fd, CHUNK, chunk * CHUNK)
-        finally:
-            os.close(fd)
+        data = os.pread(self._fd, CHUNK, chunk * CHUNK)
         if hashlib.sha256(data).digest()[:DIGEST].hex() != self._chunks[chunk]:  # type: ignore[index]
             lo = chunk * CHUNK
             raise ChecksumError(
@@ -125,10 +126,10 @@ class CheckedFile:
         with self._lock:
             if self._checked[0]:
                 return
-            sha = hashlib.sha256()
-            with self.path.open("rb") as data:
-                while block := data.read(CHUNK):
-                    sha.update(block)
+            sha, offset = hashlib.sha256(), 0
+            while block := os.pread(self._fd, CHUNK, offset):
+                sha.update(block)
+                offset += len(block)
             if sha.hexdigest() != self._sha:
                 raise ChecksumError(f"{self.name} does not match its checksum")
             self._checked[0] = 1

@@ -244,3 +244,16 @@ def test_a_plain_directory_opens_but_is_never_replaced(tmp_path):
     assert len(BM25Index.load(copy)) == 1
     with pytest.raises(TargetExists, match=r"^\S+ already exists: pass overwrite=True"):
         BM25Index.build(corpus, copy)  # without overwrite, the refusal it always had
+
+
+def test_an_open_index_reads_and_checks_its_version_after_it_is_swept(tmp_path):
+    """An index opened before two republishes still searches once its version is swept: its
+    files are checked through the descriptors opened with it (a reader preempted between the
+    open and its first search failed on a version's name that no longer existed)."""
+    build(tmp_path, "wiki")
+    opened = BM25Index.load(tmp_path / "wiki")  # nothing searched: nothing checked yet
+    build(tmp_path, "wiki")
+    build(tmp_path, "wiki")
+    assert not opened.path.exists()  # swept: two generations on
+    (hit,) = opened.search("Kevin Drew born", k=1)
+    assert hit.id == "p2" and "Kevin Drew" in hit.text

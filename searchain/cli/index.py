@@ -151,7 +151,15 @@ def index(
         "--replicas": replicas != 0,
     }
     if verify is not None:
-        given = {"PATH": bool(paths), "--update": update, **document_options, **build_options}
+        given = {
+            "PATH": bool(paths),
+            "--update": update,
+            "--backend": backend != "embedded",  # --verify checks an embedded index
+            "--es-url": bool(es_url),
+            "--es-index": es_index != "searchain",
+            **document_options,
+            **build_options,
+        }
         _refuse(given, "--verify DIR checks an index alone")
         out.print(BM25Index.verify(verify))
         return

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
-from searchain.tools.retrieval.bm25 import BM25Index, Tokenizer
+from searchain.tools.retrieval.embedded.index import BM25Index, Tokenizer
 from searchain.types import Passage
 
 
@@ -76,10 +76,10 @@ def build_embedded_in_child(size: int, data: str, out: str) -> dict:
         "sys.path.insert(0,'benchmarks');"
         "from backends import corpus_of;"
         "from searchain.eval.datasets import data_dir,pooled_corpus;"
-        "from searchain.tools.retrieval.bm25 import BM25Index;"
+        "from searchain.tools.retrieval.embedded import Options,build;"
         f"c=corpus_of({size},pooled_corpus(data_dir({data!r})));"
         "t=time.perf_counter();"
-        f"BM25Index.build(c,{out!r},k1=1.2,tokenizer='standard');"
+        f"build(c,{out!r},Options(k1=1.2,tokenizer='standard'));"
         "s=time.perf_counter()-t;"
         "print(json.dumps({'seconds':s,'rss_gib':resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/2**20}))"
     )

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from engines import tree_rss  # benchmarks/engines.py, beside this script
 
-from searchain.tools.retrieval import segments
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.postings import segments
 
 
 def own_rss() -> int:
@@ -100,15 +100,17 @@ def main() -> None:
             stamps.append((line, time.perf_counter() - started))
 
         peaks.stage = "encoding"
-        BM25Index.build(
+        embedded.build(
             read_corpus(args.corpus, limit=args.size),
             args.work / f"searchain-{args.size}",
-            k1=1.2,
-            b=0.75,
-            tokenizer="standard",
-            overwrite=True,
-            memory=memory,
-            workers=args.workers,
+            embedded.Options(
+                k1=1.2,
+                b=0.75,
+                tokenizer="standard",
+                overwrite=True,
+                memory=memory,
+                workers=args.workers,
+            ),
             stage=stage,
         )
         total = time.perf_counter() - started

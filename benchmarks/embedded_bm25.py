@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.embedded.index import BM25Index
 
 
 def percentile(values, q):
@@ -33,7 +34,7 @@ def main() -> None:
         builds = []
         for i in range(args.repeat):
             started = time.perf_counter()
-            BM25Index.build(corpus, Path(tmp) / f"index{i}")
+            embedded.build(corpus, Path(tmp) / f"index{i}")
             builds.append(time.perf_counter() - started)
         loads = []
         for i in range(args.repeat):

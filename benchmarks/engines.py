@@ -56,6 +56,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from searchain.tools.retrieval import embedded
+
 HERE = Path(__file__).resolve()
 K1, B, K = 1.2, 0.75, 10
 ENGINES = ("searchain", "tantivy", "tantivy-text", "pisa", "bm25s")
@@ -72,7 +74,7 @@ SETTINGS = {
 
 def passages(corpus: str, size: int) -> Iterator[tuple[str, str]]:
     """``(id, title + text)`` of the first ``size`` passages."""
-    from searchain.tools.retrieval.corpus import read_corpus
+    from searchain.tools.retrieval.corpus.readers import read_corpus
 
     for p in read_corpus(corpus, limit=size):
         yield p.id, f"{p.title} {p.text}"
@@ -82,15 +84,14 @@ def passages(corpus: str, size: int) -> Iterator[tuple[str, str]]:
 
 
 def build_searchain(corpus: str, size: int, out: Path) -> None:
-    from searchain.tools.retrieval.bm25 import BM25Index
-    from searchain.tools.retrieval.corpus import read_corpus
+    from searchain.tools.retrieval.corpus.readers import read_corpus
 
     corpus_passages = read_corpus(corpus, limit=size)
-    BM25Index.build(corpus_passages, out, k1=K1, b=B, tokenizer="standard")
+    embedded.build(corpus_passages, out, embedded.Options(k1=K1, b=B, tokenizer="standard"))
 
 
 def open_searchain(out: Path) -> Callable[[str], list[str]]:
-    from searchain.tools.retrieval.bm25 import BM25Index
+    from searchain.tools.retrieval.embedded.index import BM25Index
 
     index = BM25Index.load(out)
     return lambda query: [p.id for p in index.search(query, K)]
@@ -217,8 +218,8 @@ def child_build(engine: str, corpus: str, size: int, out: Path) -> dict:
 
 
 MODULES = {
-    "searchain": "searchain.tools.retrieval.bm25",
-    "searchain-one-core": "searchain.tools.retrieval.bm25",
+    "searchain": "searchain.tools.retrieval.embedded.index",
+    "searchain-one-core": "searchain.tools.retrieval.embedded.index",
     "tantivy": "tantivy",
     "tantivy-text": "tantivy",
     "pisa": "pyterrier_pisa",
@@ -298,7 +299,7 @@ def exhaustive(index_dir: Path, queries: list[str]) -> list[tuple[set[str], set[
     """For each query: ids whose exhaustive score reaches the 10th best, and the best ones."""
     import numpy as np
 
-    from searchain.tools.retrieval.bm25 import BM25Index
+    from searchain.tools.retrieval.embedded.index import BM25Index
 
     index = BM25Index.load(index_dir)
     scores = np.zeros(len(index), np.float32)
@@ -331,7 +332,7 @@ def main() -> None:
     args = parser.parse_args()
     from scale import du_gib, write_queries  # benchmarks/scale.py, beside this script
 
-    from searchain.tools.retrieval.bm25 import BM25Index
+    from searchain.tools.retrieval.embedded.index import BM25Index
 
     queries = write_queries(args.data, args.work)
     query_file = args.work / "queries.json"
@@ -396,7 +397,7 @@ def raw_text_bytes(corpus: str, size: int, work: Path) -> int:
     cache = work / f"text-bytes-{size}.json"
     if cache.is_file():
         return json.loads(cache.read_text())
-    from searchain.tools.retrieval.corpus import read_corpus
+    from searchain.tools.retrieval.corpus.readers import read_corpus
 
     total = sum(
         len(p.id.encode()) + len(p.title.encode()) + len(p.text.encode())

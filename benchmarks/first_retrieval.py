@@ -23,7 +23,7 @@ from pathlib import Path
 PROBE = """
 import json, os, sys, time
 started = time.perf_counter()
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.embedded.index import BM25Index
 
 def first(method):
     def timed(*args, **kwargs):

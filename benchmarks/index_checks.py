@@ -3,13 +3,13 @@
 Run:
     .venv/bin/python benchmarks/index_checks.py INDEX [--queries 300] [--rounds 3]
 
-Each round is two fresh processes on the same index, alternated: one as searchain opens an
-index (the tables checked whole at open, the postings and passages chunk by chunk as first read:
-searchain/tools/retrieval/checked.py), one with those checks switched off (sizes only, as the
-release before them). Each opens the index, answers the benchmark's questions one at a time
-(the first pass: chunks checked as they are first read, the kernel loading), then again
-(everything read once: what a server answers at), then all as one batch. Prints the times and
-the ratios of each round; asserts nothing. Queries: the shared data's tuning split, as
+Each round is two fresh processes on the same index, alternated: one as searchain opens an index
+(the tables checked whole at open, the postings and passages chunk by chunk as first read:
+searchain/tools/retrieval/embedded/directory/checked.py), one with those checks switched off (sizes
+only, as the release before them). Each opens the index, answers the benchmark's questions one at a
+time (the first pass: chunks checked as they are first read, the kernel loading), then again
+(everything read once: what a server answers at), then all as one batch. Prints the times and the
+ratios of each round; asserts nothing. Queries: the shared data's tuning split, as
 benchmarks/scale.py asks them.
 """
 
@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 PROBE = """
 import json, sys, time
-from searchain.tools.retrieval import bm25, index_files
+from searchain.tools.retrieval.embedded import index as bm25
+from searchain.tools.retrieval.embedded.directory import files as index_files
 if sys.argv[3] == "off":  # sizes only, no content: what opening did before the checks
     bm25.check_files = lambda root, files, full: None
 started = time.perf_counter()

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.kernel.topk import TopK
+from searchain.tools.retrieval.embedded.index import BM25Index
+from searchain.tools.retrieval.embedded.search.topk import TopK
 
 HERE = Path(__file__).resolve().parent
 
@@ -56,23 +56,27 @@ def _module(name: str, source: str, folder: Path) -> ModuleType:
 
 
 KERNEL = ("lists", "norms", "maxscore", "topk")
-"""The kernel's modules in ``kernel/``, each after those it imports (a commit may lack some)."""
+"""The kernel's modules, each after those it imports (a commit may lack some)."""
+KERNEL_PACKAGES = ("searchain.tools.retrieval.embedded.search", "searchain.tools.retrieval.kernel")
+"""Where the kernel's modules lived, newest first."""
 
 
 def earlier_topk(commit: str, folder: Path) -> type:
     """``TopK`` as it was at ``commit``, its kernel loaded as modules of their own.
 
-    Before the kernel moved to ``kernel/`` it was one file, ``topk.py``; after, each of its
-    modules there is loaded under a name of its own, the others' imports of it rewritten.
+    Before the kernel moved to ``kernel/`` it was one file, ``topk.py``; after (and since it
+    moved on to ``embedded/search/``), each of its modules is loaded under a name of its own,
+    the others' imports of it rewritten.
     """
     tag = commit[:12]
     old = _show(commit, "searchain/tools/retrieval/topk.py")
     if old is not None:
         return _module(f"topk_{tag}", old, folder).TopK
-    sources = {
-        name: _show(commit, f"searchain/tools/retrieval/kernel/{name}.py") for name in KERNEL
-    }
-    if sources["maxscore"] is None or sources["topk"] is None:
+    for package in KERNEL_PACKAGES:  # the newest layout first
+        sources = {name: _show(commit, f"{package.replace('.', '/')}/{name}.py") for name in KERNEL}
+        if sources["maxscore"] is not None and sources["topk"] is not None:
+            break
+    else:
         raise SystemExit(f"{commit} has no kernel this script knows how to load")
     loaded = {}
     for name, source in sources.items():
@@ -80,10 +84,10 @@ def earlier_topk(commit: str, folder: Path) -> type:
             continue
         for other in loaded:
             source = source.replace(
-                f"from searchain.tools.retrieval.kernel import {other}\n",
+                f"from {package} import {other}\n",
                 f"import {other}_{tag} as {other}\n",
             ).replace(
-                f"from searchain.tools.retrieval.kernel.{other} import",
+                f"from {package}.{other} import",
                 f"from {other}_{tag} import",
             )
         loaded[name] = _module(f"{name}_{tag}", source, folder)

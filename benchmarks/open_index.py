@@ -18,7 +18,7 @@ import sys
 PROBE = """
 import json, sys, time
 started = time.perf_counter()
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.embedded.index import BM25Index
 imported = time.perf_counter()
 index = BM25Index.load(sys.argv[1])
 opened = time.perf_counter()

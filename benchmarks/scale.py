@@ -35,8 +35,8 @@ HERE = Path(__file__).resolve().parent
 
 BUILD = """
 import json, resource, sys, time
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval.embedded.index import BM25Index
+from searchain.tools.retrieval.corpus.readers import read_corpus
 corpus, size, out, memory = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 started = time.perf_counter()
 last = [started]
@@ -46,7 +46,7 @@ def progress(done):
         rate = done / (last[0] - started)
         print(f"  {done:,} passages, {rate:,.0f}/s", file=sys.stderr, flush=True)
 passages = read_corpus(corpus, limit=size)
-BM25Index.build(passages, out, k1=1.2, tokenizer="standard", memory=memory, progress=progress)
+build(passages, out, Options(k1=1.2, tokenizer="standard", memory=memory), progress=progress)
 print(json.dumps({"seconds": time.perf_counter() - started,
                   "rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
 """
@@ -55,7 +55,7 @@ QUERY = """
 import json, sys, time
 sys.path.insert(0, sys.argv[3])
 from scale import measure
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.embedded.index import BM25Index
 queries = json.loads(open(sys.argv[2]).read())
 started = time.perf_counter()
 index = BM25Index.load(sys.argv[1])
@@ -138,7 +138,7 @@ def write_queries(data: str | None, work: Path) -> list[str]:
 
 
 def main() -> None:
-    from searchain.tools.retrieval.segments import default_memory, parse_size
+    from searchain.tools.retrieval.embedded.postings.segments import default_memory, parse_size
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, required=True)
@@ -190,7 +190,7 @@ def main() -> None:
 
 def es_figures(args: argparse.Namespace, size: int, queries: list[str], emb: dict) -> None:
 
-    from searchain.tools.retrieval.corpus import read_corpus
+    from searchain.tools.retrieval.corpus.readers import read_corpus
     from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, ElasticSettings
 
     url = (

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout'
 from searchain import demo_corpus
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
 from searchain.types import ReaderAnswer
 from tests.conftest import ScriptedReplies
 
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        index = BM25Index.build(read_corpus(demo_corpus()), f"{tmp}/index")
+        index = embedded.build(read_corpus(demo_corpus()), f"{tmp}/index")
         graph = build_graph()
         reader = SlowReader(args.delay)
         results = {}

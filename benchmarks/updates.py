@@ -39,8 +39,9 @@ from scale import write_queries  # benchmarks/scale.py, beside this script
 
 from searchain.documents.collection import Documents
 from searchain.eval.datasets import data_dir, pooled_corpus
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.update import update
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.embedded.index import BM25Index
+from searchain.tools.retrieval.embedded.indexer.update import update
 
 
 class Writer:
@@ -123,7 +124,7 @@ def main() -> None:
     print(f"wrote {args.files:,} files in {time.perf_counter() - started:.0f} s", flush=True)
 
     started = time.perf_counter()
-    built = BM25Index.build(Documents([root]), args.work / "index")
+    built = embedded.build(Documents([root]), args.work / "index")
     build = time.perf_counter() - started
     print(f"full build: {len(built):,} passages in {build:.1f} s", flush=True)
 
@@ -136,7 +137,7 @@ def main() -> None:
         print(f"update {n + 1}: {changes} in {times[-1]:.1f} s", flush=True)
 
     started = time.perf_counter()
-    fresh = BM25Index.build(Documents([root]), args.work / "fresh")
+    fresh = embedded.build(Documents([root]), args.work / "fresh")
     rebuild = time.perf_counter() - started
     updated = BM25Index.load(args.work / "index")
     queries = write_queries(args.data, args.work)

@@ -18,7 +18,7 @@ from typing import Any
 from searchain.provenance import cited_at, provenance_notes, unstated_notes
 from searchain.state import Reference, reasoning_path
 from searchain.text import normalize_answer, split_sentences
-from searchain.tools.retrieval.tokenizer import english_stopwords
+from searchain.tools.retrieval.embedded.analysis.tokenizer import english_stopwords
 
 EXCERPT = 240
 """Characters of a passage a reference shows (the rest is in ``searchain show`` and the page)."""

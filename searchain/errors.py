@@ -17,7 +17,7 @@ PYTHON: Mapping[str, str] = {
     "analyzer": "analyzer='standard'",
     "auto_cot_build": "searchain.methods.auto_cot.build_auto_cot_demos",
     "calibrate": "searchain.eval.calibrate.calibrate and calibration.save",
-    "build": "BM25Index.build(passages, {path})",
+    "build": "searchain.tools.retrieval.embedded.build(passages, {path})",
     "calibration": "SEARCHAIN_CALIBRATION",
     "data": "SEARCHAIN_DATA_DIR",
     "dsp_build": "searchain.methods.dsp.bootstrap_dsp_demos",

@@ -32,7 +32,7 @@ from searchain.tools.retrieval.backends import Backend, BuildOptions
 from searchain.tools.retrieval.backends import backend as retrieval_backend
 
 if TYPE_CHECKING:
-    from searchain.tools.retrieval.corpus import Corpus
+    from searchain.tools.retrieval.corpus.readers import Corpus
 
 MAX_FILE_SIZE = "256MiB"
 """``--max-file-size``'s default (the documents' own default bound)."""
@@ -127,8 +127,8 @@ def index(
     ] = False,
 ) -> None:
     """Build a BM25 index from a corpus file or documents (title and text are both searched)."""
-    from searchain.tools.retrieval.bm25 import BM25Index
-    from searchain.tools.retrieval.segments import parse_size
+    from searchain.tools.retrieval.embedded.index import BM25Index
+    from searchain.tools.retrieval.embedded.postings.segments import parse_size
 
     document_options = {
         "--include": bool(include),
@@ -242,7 +242,7 @@ def _corpus(
 ) -> Corpus:
     """The corpus file to index (or the demo's), refusing what only documents take."""
     from searchain.documents.formats import ACCEPTED
-    from searchain.tools.retrieval.corpus import CorpusError, corpus_name, read_corpus
+    from searchain.tools.retrieval.corpus.readers import CorpusError, corpus_name, read_corpus
 
     if paths and len(paths) > 1:
         raise ValueError(
@@ -282,7 +282,7 @@ def _progress_bar(
         TimeRemainingColumn,
     )
 
-    from searchain.tools.retrieval.corpus import CorpusError
+    from searchain.tools.retrieval.corpus.readers import CorpusError
 
     columns = (
         TextColumn("{task.description}"),

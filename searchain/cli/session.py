@@ -87,7 +87,7 @@ def documents_of(context: Any) -> Path | None:
     """The folder of the embedded documents index a run searches (its page links there)."""
     if context.retriever != "bm25":
         return None
-    from searchain.tools.retrieval.index_files import documents_folder
+    from searchain.tools.retrieval.embedded.directory.files import documents_folder
 
     return documents_folder(context.index)
 

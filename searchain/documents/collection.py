@@ -22,7 +22,7 @@ MAX_FILE_BYTES = 256 << 20
 
 
 class Documents:
-    """The passages of the documents under ``paths``, for :meth:`BM25Index.build` (read once).
+    """The passages of the documents under ``paths``, for an index's build (read once).
 
     Walking happens here, so a missing path or an extra that is not installed stops the command
     before any work; reading and splitting happen as the build iterates. A file that cannot be

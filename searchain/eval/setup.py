@@ -21,6 +21,7 @@ from searchain.eval.runner import SIMULATED, EvalSpec
 from searchain.methods import METHODS, Setup, get_method
 from searchain.prompts.ircot import SHIPPED
 from searchain.questions.record import Record
+from searchain.tools.retrieval import embedded
 from searchain.tools.verifiers.resolve import resolve_verifier
 
 Stage = Callable[[str], None]
@@ -105,13 +106,13 @@ def eval_records(root: Path, spec: EvalSpec, limit: int | None = None) -> list[R
 
 def pooled_index(root: Path, path: Path, stage: Stage | None = None) -> Any:
     """The embedded BM25 index of the pooled corpus at ``path``, built there on first use."""
-    from searchain.tools.retrieval.bm25 import BM25Index
+    from searchain.tools.retrieval.embedded.index import BM25Index
 
     if not path.exists():
         corpus = pooled_corpus(root)
         if stage:
             stage(f"building the pooled corpus's index at {path} ({len(corpus):,} passages; once)")
-        BM25Index.build(corpus, path, stage=stage)
+        embedded.build(corpus, path, stage=stage)
     return BM25Index.load(path)
 
 

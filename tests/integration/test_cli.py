@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.embedded.index import BM25Index
 from tests.tiny_models import make_dpr_reader
 
 
@@ -126,7 +126,7 @@ def test_missing_index_and_blank_question(tmp_path, demo_index):
 def test_an_index_whose_first_build_runs_is_not_built_yet_and_not_built_twice(tmp_path):
     """Issue 41, case 8: `searchain ask --index wiki` (or a second `searchain index`) during
     wiki's first build swept the build's directory. Both are one line now; nothing touched."""
-    from searchain.tools.retrieval.index_files import build_lock, new_version
+    from searchain.tools.retrieval.embedded.directory.files import build_lock, new_version
 
     path = tmp_path / "wiki"
     with build_lock(path):  # this test process is the build in progress

@@ -17,7 +17,7 @@ from searchain.context import Context
 from searchain.documents.collection import Documents
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus, records
 from searchain.graph.searchain import build_graph
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval import embedded
 from searchain.tools.retrieval.elastic.retriever import (
     ElasticRetriever,
     ElasticsearchError,
@@ -150,8 +150,10 @@ def test_parity_with_the_embedded_backend(pooled):
     hotpot = list(records(root, "hotpotqa", "tune"))
     queries = [h.question for h in hops] + [r["question"] for r in hotpot]
     with tempfile.TemporaryDirectory() as tmp:
-        embedded = BM25Index.build(corpus, Path(tmp) / "i", k1=1.2, tokenizer="standard")
-        emb = [(embedded.search(q) or [None])[0] for q in queries]
+        built = embedded.build(
+            corpus, Path(tmp) / "i", embedded.Options(k1=1.2, tokenizer="standard")
+        )
+        emb = [(built.search(q) or [None])[0] for q in queries]
     ela = [(es.search(q) or [None])[0] for q in queries]
     agree = sum(
         (a.id if a else None) == (b.id if b else None) for a, b in zip(emb, ela, strict=True)

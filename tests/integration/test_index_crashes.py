@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
-from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.index import BM25Index, IndexLoadError
 from tests.unit.retrieval.test_bm25 import CORPUS, write_corpus
 
 # Runs a build that SIGKILLs itself at its N-th file-system change (any directory made, file
@@ -37,9 +38,9 @@ for name in ("rename", "replace", "symlink", "unlink", "rmdir", "mkdir"):
     setattr(os, name, step(getattr(os, name)))
 builtins.open = io.open = step(builtins.open, writes_only=True)
 
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.corpus import read_corpus
-BM25Index.build(read_corpus(corpus), index, overwrite=True)
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+embedded.build(read_corpus(corpus), index, embedded.Options(overwrite=True))
 """
 
 
@@ -65,7 +66,7 @@ def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_index(tmp_path):
 
     def start_from_the_old_index() -> None:
         shutil.rmtree(index.parent, ignore_errors=True)
-        BM25Index.build(read_corpus(old_corpus), index)
+        embedded.build(read_corpus(old_corpus), index)
 
     kills = 0
     for limit in range(1, 200):
@@ -79,7 +80,9 @@ def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_index(tmp_path):
             pytest.fail(f"killed at step {limit}: no index at {index} ({exc})")
         assert len(survivor) in (5, 2), limit
         assert survivor.search("Kevin Drew")[0].id in ("p1", "p2")
-        BM25Index.build(read_corpus(new_corpus), index, overwrite=True)  # the rerun finishes
+        embedded.build(
+            read_corpus(new_corpus), index, embedded.Options(overwrite=True)
+        )  # the rerun finishes
         assert len(BM25Index.load(index)) == 2
         # Nothing left behind but the current version and the one it replaced (kept a
         # generation for late readers): no temporary version or link.

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from searchain.eval.datasets import data_dir, musique_hops, pooled_corpus
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval import embedded
 
 
 @pytest.fixture(scope="module")
 def pooled(shared_data, tmp_path_factory):
     root = data_dir(shared_data)
     corpus = pooled_corpus(root)
-    return root, corpus, BM25Index.build(corpus, tmp_path_factory.mktemp("pooled") / "index")
+    return root, corpus, embedded.build(corpus, tmp_path_factory.mktemp("pooled") / "index")
 
 
 def test_pooled_corpus_is_every_distinct_paragraph(pooled):

@@ -11,14 +11,14 @@ from searchain.eval.simulated import SimulatedLLM, SimulatedReader
 from searchain.graph.searchain import build_graph
 from searchain.prompts import render, task_prompt
 from searchain.questions.metrics import cover_em
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval import embedded
 
 
 @pytest.fixture(scope="module")
 def world(shared_data, tmp_path_factory):
     root = data_dir(shared_data)
     pairs = list(zip(load_records(root, "musique"), records(root, "musique", "tune"), strict=True))
-    index = BM25Index.build(pooled_corpus(root), tmp_path_factory.mktemp("sim") / "index")
+    index = embedded.build(pooled_corpus(root), tmp_path_factory.mktemp("sim") / "index")
     return pairs[:30], index
 
 

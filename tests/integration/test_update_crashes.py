@@ -11,18 +11,19 @@ import sys
 from pathlib import Path
 
 from searchain.documents.collection import Documents, content_hash
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.embedded.index import BM25Index
 from tests.integration.test_index_crashes import KILLED_BUILD
 from tests.unit.retrieval.test_update import same_index
 
 # The build crash test's harness (its N-th directory made, file opened for writing, rename, link
 # or removal kills it), running an update instead of a build.
-KILLED_UPDATE = KILLED_BUILD.split("from searchain.tools.retrieval.bm25")[0].replace(
+KILLED_UPDATE = KILLED_BUILD.split("from searchain.tools.retrieval.embedded.index")[0].replace(
     "limit, corpus, index = int(sys.argv[1]), sys.argv[2], sys.argv[3]",
     "limit, index = int(sys.argv[1]), sys.argv[2]",
 ) + (
     "from searchain.documents.collection import Documents\n"
-    "from searchain.tools.retrieval.update import update\n"
+    "from searchain.tools.retrieval.embedded.indexer.update import update\n"
     "update(index, Documents.again)\nprint('calls', calls[0])\n"
 )
 
@@ -63,7 +64,7 @@ def test_updates_killed_at_random_steps_leave_the_old_or_the_new_documents(tmp_p
     root.mkdir()
     for i in range(6):
         (root / f"doc{i}.md").write_text(f"# Document {i}\n\nmonaco {i} gothic painter\n")
-    BM25Index.build(Documents([root]), index)
+    embedded.build(Documents([root]), index)
     change(root, random.Random(0), 0)
     code, said = killed_update(0, index)  # no kill: count the steps a whole update takes
     assert code == 0
@@ -82,5 +83,5 @@ def test_updates_killed_at_random_steps_leave_the_old_or_the_new_documents(tmp_p
         before = found
     assert {(0, True), (-9, False)} <= outcomes  # both kinds of ending were met
     assert killed_update(10 * steps, index)[0] == 0  # a last, whole update
-    fresh = BM25Index.build(Documents([root]), tmp_path / "fresh")
+    fresh = embedded.build(Documents([root]), tmp_path / "fresh")
     same_index(BM25Index.load(index), fresh)

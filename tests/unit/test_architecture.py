@@ -185,7 +185,7 @@ def test_no_two_parts_import_each_other_even_in_one_layer():
         "searchain.methods",
         "searchain.eval",
     ]
-    assert part("searchain.tools.retrieval.bm25") == "searchain.tools.retrieval"
+    assert part("searchain.tools.retrieval.embedded.index") == "searchain.tools.retrieval"
     assert part("searchain") == "searchain"
 
 
@@ -271,6 +271,43 @@ def engine_leaks(trees: Mapping[str, ast.Module]) -> list[str]:
         and target != "searchain"  # the package's root: where it is installed, for workers
         and not any(target == m or target.startswith(m + ".") for m in ENGINE_MAY_IMPORT)
     ]
+
+
+EMBEDDED = f"{ENGINE}.embedded"
+CORPUS = f"{ENGINE}.corpus"
+SCORING = f"{ENGINE}.scoring"
+BESIDE_THE_ENGINE = {
+    EMBEDDED: (EMBEDDED, CORPUS, SCORING),
+    CORPUS: (CORPUS,),
+    f"{ENGINE}.elastic": (f"{ENGINE}.elastic", CORPUS, SCORING, f"{ENGINE}.fields"),
+    SCORING: (),
+}
+"""What each retrieval part may import of the others: the embedded engine its own parts, the
+corpus readers and BM25's formula; the readers and the formula nothing of either backend;
+Elasticsearch nothing of the engine."""
+
+
+def part_leaks(graph: Mapping[str, set[str]]) -> list[str]:
+    """Each import by a part of :data:`BESIDE_THE_ENGINE` of a retrieval module not its own."""
+    return [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        for part, allowed in BESIDE_THE_ENGINE.items()
+        if module == part or module.startswith(part + ".")
+        for target in sorted(targets)
+        if target.startswith(ENGINE + ".")
+        and not any(target == a or target.startswith(a + ".") for a in allowed)
+    ]
+
+
+def test_the_engine_its_corpus_readers_and_elasticsearch_import_one_way():
+    trees = package_modules()
+    graph = {m: set(every_import(t)) for m, t in trees.items()}
+    assert part_leaks(graph) == []
+    assert part_leaks({f"{CORPUS}.rows": {f"{EMBEDDED}.index"}}) == [
+        f"{CORPUS}.rows imports {EMBEDDED}.index"
+    ]
+    assert part_leaks({f"{EMBEDDED}.index": {f"{ENGINE}.elastic.client"}}) != []
 
 
 def test_the_engine_imports_nothing_of_the_agent_documents_langchain_or_the_cli():

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from searchain.cli.app import app
 from searchain.cli.words import FLAGS, cli_words
 from searchain.errors import PYTHON, SettingError, TargetExists, Worded, python_words
+from searchain.tools.retrieval import embedded
 from tests.conftest import ROOT, cli_line
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*|`searchain [a-z]+")
@@ -123,12 +124,11 @@ def test_every_setting_a_refusal_names_is_a_flag_or_worded_on_both_surfaces():
 
 
 def test_a_refusal_says_python_to_python_and_flags_to_the_cli(tmp_path):
-    from searchain.tools.retrieval.bm25 import BM25Index
     from searchain.types import Passage
 
-    BM25Index.build([Passage("a", "", "giotto")], tmp_path / "index")
+    embedded.build([Passage("a", "", "giotto")], tmp_path / "index")
     with pytest.raises(TargetExists) as refused:
-        BM25Index.build([Passage("a", "", "giotto")], tmp_path / "index")
+        embedded.build([Passage("a", "", "giotto")], tmp_path / "index")
     assert (
         str(refused.value)
         == f"{tmp_path / 'index'} already exists: pass overwrite=True to replace it"
@@ -166,7 +166,9 @@ def test_a_fact_named_as_a_setting_or_a_fact_the_wording_lacks_never_replaces_th
     clash = SettingError("write to another {out}", settings=("out",), out="/tmp/r.jsonl")
     assert str(clash) == "write to another out" and clash.worded(cli_words).endswith("--out")
     lacking = SettingError("rebuild it with {build}", settings=("build",))
-    assert str(lacking) == "rebuild it with BM25Index.build(passages, PATH)"
+    assert (
+        str(lacking) == "rebuild it with searchain.tools.retrieval.embedded.build(passages, PATH)"
+    )
     assert (
         lacking.worded(cli_words) == "rebuild it with `searchain index CORPUS.jsonl --index PATH`"
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from searchain.text import normalize_answer
-from searchain.tools.retrieval.tokenizer import english_stopwords
+from searchain.tools.retrieval.embedded.analysis.tokenizer import english_stopwords
 
 WORD = re.compile(r"[^\s]+")
 

@@ -21,8 +21,6 @@ from searchain.types import Passage
 
 W = TypeVar("W", bound=Walk)
 BackendName = Literal["embedded", "elasticsearch"]
-EMBEDDED_K1 = 1.5
-"""The embedded index's BM25 k1 (the papers' BM25 implementations, Pyserini's 0.9 aside)."""
 ELASTIC_K1 = 1.2
 """Elasticsearch's own BM25 k1."""
 
@@ -35,7 +33,8 @@ class BuildOptions:
     """
 
     k1: float | None = None
-    """BM25 k1; ``None`` takes the backend's own (:data:`EMBEDDED_K1`, :data:`ELASTIC_K1`)."""
+    """BM25 k1; ``None`` takes the backend's own (:class:`.embedded.Options`' k1,
+    :data:`ELASTIC_K1`)."""
     b: float = 0.75
     """BM25 b."""
     overwrite: bool = False
@@ -118,21 +117,15 @@ class Embedded:
         progress: Callable[[int], None] | None = None,
         stage: Callable[[str], None] | None = None,
     ) -> int:
-        """:meth:`.bm25.BM25Index.build` with ``options``."""
-        from searchain.tools.retrieval.bm25 import BM25Index
+        """:func:`.embedded.build` with ``options``."""
+        from searchain.tools.retrieval import embedded
 
         _refuse_others(options, ELASTIC_ONLY, "Elasticsearch")
-        built = BM25Index.build(
-            passages,
-            self.path,
-            k1=EMBEDDED_K1 if options.k1 is None else options.k1,
-            b=options.b,
-            tokenizer=options.tokenizer,
-            overwrite=options.overwrite,
-            memory=options.memory,
-            workers=options.workers,
-            progress=progress,
-            stage=stage,
+        own = {"k1": options.k1} if options.k1 is not None else {}  # else the engine's own
+        for name in ("b", "tokenizer", "overwrite", "memory", "workers"):
+            own[name] = getattr(options, name)
+        built = embedded.build(
+            passages, self.path, embedded.Options(**own), progress=progress, stage=stage
         )
         return len(built)
 
@@ -143,10 +136,10 @@ class Embedded:
         paths: Sequence[str | Path] | None = None,
         stage: Callable[[str], None] | None = None,
     ) -> tuple[int, W, Changes]:
-        """:func:`.update.update`."""
-        from searchain.tools.retrieval.update import update
+        """:func:`.embedded.update`."""
+        from searchain.tools.retrieval import embedded
 
-        updated, walk, changes = update(self.path, again, paths=paths, stage=stage)
+        updated, walk, changes = embedded.update(self.path, again, paths=paths, stage=stage)
         return len(updated), walk, changes
 
 

@@ -38,7 +38,7 @@ def resolve_retriever(
         return spec
     name, _, arg = spec.partition(":")
     if name == "bm25":
-        from searchain.tools.retrieval.bm25 import BM25Index
+        from searchain.tools.retrieval.embedded.index import BM25Index
 
         path = Path(arg or index).absolute()
         # Keyed by the version the link points to now: a rebuilt index is loaded afresh.

@@ -11,7 +11,6 @@ any query that shares a word with them, and the index's where none does.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 
@@ -20,7 +19,8 @@ import numpy as np
 from searchain.cache import load_once
 from searchain.documents.uploads import Upload
 from searchain.tools.retrieval.batch import search_many
-from searchain.tools.retrieval.tokenizer import Tokenizer
+from searchain.tools.retrieval.embedded.analysis.tokenizer import Tokenizer
+from searchain.tools.retrieval.scoring import bm25_idf, bm25_norm
 from searchain.types import Passage, Retriever
 
 
@@ -31,19 +31,18 @@ class PassagesBM25:
         self.passages = list(passages)
         self.tokenize = Tokenizer("stem")
         counts = [Counter(self.tokenize(f"{p.title} {p.text}")) for p in self.passages]
-        lengths = np.array([sum(c.values()) for c in counts], dtype=np.float64)
-        norm = k1 * (1 - b + b * lengths / max(float(lengths.mean()) if counts else 1.0, 1e-9))
+        lengths = np.array([sum(c.values()) for c in counts], dtype=np.int64)
+        norm = bm25_norm(lengths, k1, b) if counts else lengths
         postings: dict[str, list[tuple[int, int]]] = {}
         for row, count in enumerate(counts):
             for term, tf in count.items():
                 postings.setdefault(term, []).append((row, tf))
-        n = len(self.passages)
+        idf = bm25_idf(np.array([len(p) for p in postings.values()]), len(self.passages))
         self.terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for term, pairs in postings.items():
+        for (term, pairs), weight in zip(postings.items(), idf, strict=True):
             rows = np.array([r for r, _ in pairs], dtype=np.int64)
-            tf = np.array([t for _, t in pairs], dtype=np.float64)
-            idf = math.log(1 + (n - len(pairs) + 0.5) / (len(pairs) + 0.5))
-            self.terms[term] = (rows, idf * tf / (tf + norm[rows]))
+            tf = np.array([t for _, t in pairs], dtype=np.float32)
+            self.terms[term] = (rows, weight * tf / (tf + norm[rows]))
 
     def search(self, query: str, k: int = 5) -> list[Passage]:
         """The ``k`` best passages sharing a term with ``query``, best first (ties: in order)."""

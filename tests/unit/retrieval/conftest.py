@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from searchain.tools.retrieval import workers
+from searchain.tools.retrieval.embedded.indexer import workers
 
 
 @pytest.fixture

@@ -6,14 +6,14 @@ import pytest
 
 from searchain.documents.collection import Documents
 from searchain.errors import SettingError
+from searchain.tools.retrieval import embedded
 from searchain.tools.retrieval.backends import (
-    EMBEDDED_K1,
     BuildOptions,
     Elastic,
     Embedded,
     backend,
 )
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval.embedded.index import BM25Index
 from searchain.types import Passage
 
 PASSAGES = [
@@ -35,7 +35,10 @@ def test_the_embedded_backend_builds_updates_and_takes_its_own_k1(tmp_path):
     target = backend("embedded", path=tmp_path / "index")
     assert target.build(PASSAGES, BuildOptions(workers=0)) == 2
     built = BM25Index.load(tmp_path / "index")
-    assert built.manifest["k1"] == EMBEDDED_K1 and built.search("Giotto architect")[0].id == "p2"
+    assert (
+        built.manifest["k1"] == embedded.Options().k1
+        and built.search("Giotto architect")[0].id == "p2"
+    )
     assert target.where == str(tmp_path / "index")
     with pytest.raises(FileExistsError):  # overwrite is the caller's to give
         target.build(PASSAGES, BuildOptions(workers=0))
@@ -44,7 +47,7 @@ def test_the_embedded_backend_builds_updates_and_takes_its_own_k1(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("# Siena\n\nDuccio painted in Siena.\n")
-    BM25Index.build(Documents([docs]), tmp_path / "docs-index")
+    embedded.build(Documents([docs]), tmp_path / "docs-index")
     (docs / "b.md").write_text("# Padua\n\nGiotto painted the chapel in Padua.\n")
     count, walk, changes = Embedded(tmp_path / "docs-index").update(Documents.again)
     assert count == 2 and changes.any and not walk.skipped

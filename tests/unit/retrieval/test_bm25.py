@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from searchain.tools.retrieval.bm25 import (
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import CorpusError, read_corpus
+from searchain.tools.retrieval.embedded.directory.checked import sealed
+from searchain.tools.retrieval.embedded.index import (
     MANIFEST,
     BM25Index,
     IndexLoadError,
     IndexTokenizerWarning,
 )
-from searchain.tools.retrieval.checked import sealed
-from searchain.tools.retrieval.corpus import CorpusError, read_corpus
 from tests.conftest import cli_line
 
 CORPUS = [
@@ -53,7 +54,7 @@ def write_corpus(path: Path, rows: list, prefix: bytes = b"") -> Path:
 @pytest.fixture
 def index(tmp_path) -> BM25Index:
     corpus = write_corpus(tmp_path / "corpus.jsonl", CORPUS)
-    return BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    return embedded.build(read_corpus(corpus), tmp_path / "index")
 
 
 def test_search_ranks_title_and_text_matches(index):
@@ -122,17 +123,19 @@ def test_concurrent_searches_agree(index):
 def test_bad_corpus_lines_name_the_line_and_leave_no_index(tmp_path, line, message):
     corpus = write_corpus(tmp_path / "corpus.jsonl", [CORPUS[0], line, CORPUS[1]])
     with pytest.raises(CorpusError, match=message):
-        BM25Index.build(read_corpus(corpus), tmp_path / "index")
+        embedded.build(read_corpus(corpus), tmp_path / "index")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]  # nothing, not hidden
 
 
 def test_existing_index_is_replaced_only_when_asked(index, tmp_path):
     corpus = write_corpus(tmp_path / "small.jsonl", CORPUS[:2])
     with pytest.raises(FileExistsError, match=r"pass overwrite=True to replace it$") as refused:
-        BM25Index.build(read_corpus(corpus), tmp_path / "index")
+        embedded.build(read_corpus(corpus), tmp_path / "index")
     assert cli_line(refused.value).endswith("already exists: pass --overwrite to replace it")
     assert len(BM25Index.load(tmp_path / "index")) == 5  # untouched
-    rebuilt = BM25Index.build(read_corpus(corpus), tmp_path / "index", overwrite=True)
+    rebuilt = embedded.build(
+        read_corpus(corpus), tmp_path / "index", embedded.Options(overwrite=True)
+    )
     assert len(rebuilt) == 2
     assert entries(tmp_path) == ["corpus.jsonl", "index", "small.jsonl"]
     # `index` is a link to the newer of two versions: the replaced one stays a generation,
@@ -147,7 +150,7 @@ def test_a_directory_that_is_not_an_index_is_never_overwritten(tmp_path):
     (precious / "keep.txt").write_text("mine")
     corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
     with pytest.raises(FileExistsError, match=r"already exists: choose another path$") as refused:
-        BM25Index.build(read_corpus(corpus), precious, overwrite=True)
+        embedded.build(read_corpus(corpus), precious, embedded.Options(overwrite=True))
     assert cli_line(refused.value) == f"{precious} already exists: choose another --index"
     assert (precious / "keep.txt").read_text() == "mine"
 
@@ -155,13 +158,13 @@ def test_a_directory_that_is_not_an_index_is_never_overwritten(tmp_path):
 def test_broken_bad_corpus_during_rebuild_keeps_the_old_index(index, tmp_path):
     corpus = write_corpus(tmp_path / "bad.jsonl", [CORPUS[0], "{oops"])
     with pytest.raises(CorpusError):
-        BM25Index.build(read_corpus(corpus), tmp_path / "index", overwrite=True)
+        embedded.build(read_corpus(corpus), tmp_path / "index", embedded.Options(overwrite=True))
     assert BM25Index.load(tmp_path / "index").search("Kevin Drew born")[0].id == "p2"
 
 
 def test_missing_and_damaged_indexes_get_clear_errors(index, tmp_path):
     with pytest.raises(
-        IndexLoadError, match=r"is not a searchain index.*BM25Index.build\(passages, \S*nowhere\)"
+        IndexLoadError, match=r"is not a searchain index.*embedded.build\(passages, \S*nowhere\)"
     ) as refused:
         BM25Index.load(tmp_path / "nowhere")
     assert cli_line(refused.value).endswith(
@@ -223,7 +226,7 @@ def test_a_damaged_large_file_is_refused_when_a_search_first_reads_it(index, fil
 def test_verify_reads_every_byte_of_a_large_index(tmp_path):
     """The large files are not read at open; --verify checks their content."""
     corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
-    built = BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    built = embedded.build(read_corpus(corpus), tmp_path / "index")
     assert BM25Index.verify(tmp_path / "index").startswith(f"{tmp_path / 'index'}: 5 passages")
     flip_byte(built.path / "passages.zst", 40)
     assert len(BM25Index.load(tmp_path / "index")) == 5  # same size: not seen at open
@@ -234,7 +237,7 @@ def test_verify_reads_every_byte_of_a_large_index(tmp_path):
 def test_empty_corpus_is_an_error(tmp_path):
     corpus = write_corpus(tmp_path / "empty.jsonl", ["", "  "])
     with pytest.raises(CorpusError, match="no passages"):
-        BM25Index.build(read_corpus(corpus), tmp_path / "index")
+        embedded.build(read_corpus(corpus), tmp_path / "index")
     assert not (tmp_path / "index").exists()
 
 
@@ -246,9 +249,9 @@ def test_a_corpus_of_a_header_alone_is_named_in_its_error(tmp_path):
     with pytest.raises(
         CorpusError, match=rf"^{re.escape(str(header))}: the corpus has no passages"
     ):
-        BM25Index.build(read_corpus(header), tmp_path / "index")
+        embedded.build(read_corpus(header), tmp_path / "index")
     with pytest.raises(CorpusError, match=r"^the corpus has no passages$"):
-        BM25Index.build([], tmp_path / "index")
+        embedded.build([], tmp_path / "index")
     assert not (tmp_path / "index").exists()
 
 
@@ -257,11 +260,11 @@ def test_postings_score_as_bm25s_own_indexing(tmp_path):
     import bm25s
     import numpy as np
 
-    from searchain.tools.retrieval.bm25 import Tokenizer
-    from searchain.tools.retrieval.compact import CompactPostings
-    from searchain.tools.retrieval.encode import Encoder, TermMap
-    from searchain.tools.retrieval.segments import MIN_MEMORY, PostingsBuilder
-    from searchain.tools.retrieval.vocabulary import MappedVocabulary
+    from searchain.tools.retrieval.embedded.index import Tokenizer
+    from searchain.tools.retrieval.embedded.indexer.encode import Encoder, TermMap
+    from searchain.tools.retrieval.embedded.postings.compact import CompactPostings
+    from searchain.tools.retrieval.embedded.postings.segments import MIN_MEMORY, PostingsBuilder
+    from searchain.tools.retrieval.embedded.termdict.vocabulary import MappedVocabulary
 
     texts = [f"{r['title']} {r['text']}" for r in CORPUS] * 3 + ["", "kevin kevin kevin drew"]
     tokenize = Tokenizer()
@@ -306,7 +309,9 @@ def test_bm25_parameters_are_checked_before_anything_is_written(index, tmp_path,
     corpus = tmp_path / "corpus.jsonl"
     before = sorted(p.name for p in tmp_path.iterdir())
     with pytest.raises(ValueError, match=message):
-        BM25Index.build(read_corpus(corpus), index.path, k1=k1, b=b, overwrite=True)
+        embedded.build(
+            read_corpus(corpus), index.path, embedded.Options(k1=k1, b=b, overwrite=True)
+        )
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert BM25Index.load(index.path).search("Toronto")  # the good index still answers
 
@@ -314,7 +319,7 @@ def test_bm25_parameters_are_checked_before_anything_is_written(index, tmp_path,
 def test_a_byte_order_mark_and_lone_surrogate_escapes_are_read(tmp_path):
     row = {"id": "bom\udc80", "title": "T \ud800", "text": "Kevin Drew \udfff was born"}
     corpus = write_corpus(tmp_path / "c.jsonl", [row], prefix=b"\xef\xbb\xbf")
-    index = BM25Index.build(read_corpus(corpus), tmp_path / "index")
+    index = embedded.build(read_corpus(corpus), tmp_path / "index")
     [hit] = index.search("Kevin Drew", k=1)
     assert (hit.id, hit.title, hit.text) == ("bom\ufffd", "T \ufffd", "Kevin Drew \ufffd was born")
 
@@ -323,7 +328,7 @@ def test_an_index_opened_with_another_stemmer_release_says_so(tmp_path):
     """PyStemmer 3.0 stems "international" to "intern", 3.1 to "internat": an index built with
     one and queried with the other misses passages, so opening it warns, naming both."""
     corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
-    index = BM25Index.build(read_corpus(corpus), tmp_path / "idx")
+    index = embedded.build(read_corpus(corpus), tmp_path / "idx")
     manifest_path = index.path / MANIFEST
     manifest = json.loads(manifest_path.read_text())
     installed = importlib.metadata.version("PyStemmer")
@@ -341,8 +346,10 @@ def test_an_index_opened_with_another_stemmer_release_says_so(tmp_path):
 
 def test_an_index_of_the_same_stemmer_or_none_opens_without_a_warning(tmp_path):
     corpus = write_corpus(tmp_path / "c.jsonl", CORPUS)
-    BM25Index.build(read_corpus(corpus), tmp_path / "stem")
-    standard = BM25Index.build(read_corpus(corpus), tmp_path / "standard", tokenizer="standard")
+    embedded.build(read_corpus(corpus), tmp_path / "stem")
+    standard = embedded.build(
+        read_corpus(corpus), tmp_path / "standard", embedded.Options(tokenizer="standard")
+    )
     assert json.loads((standard.path / MANIFEST).read_text())["stemmer"] is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")

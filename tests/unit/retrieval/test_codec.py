@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval.codec import check_blocks, unpack_all
-from searchain.tools.retrieval.compact import BLOCK, CompactPostings
-from searchain.tools.retrieval.compact_writer import PostingsWriter
+from searchain.tools.retrieval.embedded.postings.codec import check_blocks, unpack_all
+from searchain.tools.retrieval.embedded.postings.compact import BLOCK, CompactPostings
+from searchain.tools.retrieval.embedded.postings.writer import PostingsWriter
 
 
 @st.composite

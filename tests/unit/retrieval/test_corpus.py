@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import zstandard
 
-from searchain.tools.retrieval.corpus import CorpusError, read_corpus
-from searchain.tools.retrieval.scan import rowscan
+from searchain.tools.retrieval.corpus import rowscan
+from searchain.tools.retrieval.corpus.readers import CorpusError, read_corpus
 from tests.conftest import cli_line
 
 ROWS = [

@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
-from searchain.tools.retrieval import corpus as corpus_module
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.corpus import CorpusError, read_corpus
-from searchain.tools.retrieval.corpus_rows import tsv_rows
-from searchain.tools.retrieval.scan import rowscan
-from searchain.tools.retrieval.workers import encoded_batches
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus import readers as corpus_module
+from searchain.tools.retrieval.corpus import rowscan
+from searchain.tools.retrieval.corpus.readers import CorpusError, read_corpus
+from searchain.tools.retrieval.corpus.rows import tsv_rows
+from searchain.tools.retrieval.embedded.indexer.workers import encoded_batches
 
 HEADER = b"id\ttext\ttitle\n"
 # What decides where a TSV record ends: quotes (doubled, opening a field or inside one), tabs,
@@ -117,8 +117,10 @@ def test_a_corpus_read_by_workers_builds_the_index_one_process_builds(tmp_path, 
     assert {worker for worker, _ in batches} == {0, 1}  # both workers read chunks
     stored = [json.loads(line) for _, b in batches for line in b.lines.splitlines()]
     assert [(s["id"], s["title"], s["text"]) for s in stored] == passages
-    read = BM25Index.build(read_corpus(path), tmp_path / "read", workers=2)
-    handed = BM25Index.build(iter(read_corpus(path)), tmp_path / "handed", workers=0)
+    read = embedded.build(read_corpus(path), tmp_path / "read", embedded.Options(workers=2))
+    handed = embedded.build(
+        iter(read_corpus(path)), tmp_path / "handed", embedded.Options(workers=0)
+    )
     files = sorted(p.relative_to(read.path) for p in read.path.rglob("*") if p.is_file())
     assert files == sorted(
         p.relative_to(handed.path) for p in handed.path.rglob("*") if p.is_file()
@@ -142,7 +144,7 @@ def test_a_bad_line_read_by_a_worker_stops_the_build_naming_it(tmp_path, to_work
     with pytest.raises(CorpusError, match=error):
         list(read_corpus(path))
     with pytest.raises(CorpusError, match=error):
-        BM25Index.build(read_corpus(path), tmp_path / "index", workers=1)
+        embedded.build(read_corpus(path), tmp_path / "index", embedded.Options(workers=1))
     assert not (tmp_path / "index").exists()
 
 

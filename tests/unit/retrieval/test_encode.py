@@ -17,11 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
-from searchain.tools.retrieval import workers
-from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.encode import Encoder, TermMap, Texts, source_json
-from searchain.tools.retrieval.scan import wordscan
-from searchain.tools.retrieval.scan.wordscan import (
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.analysis import wordscan
+from searchain.tools.retrieval.embedded.analysis.tokenizer import Tokenizer
+from searchain.tools.retrieval.embedded.analysis.wordscan import (
     CAPITAL_I_DOT,
     CAPITAL_SIGMA,
     SEPARATOR,
@@ -31,8 +30,9 @@ from searchain.tools.retrieval.scan.wordscan import (
     lower_case,
     word_spans,
 )
-from searchain.tools.retrieval.tokenizer import Tokenizer
-from searchain.tools.retrieval.workers import encoded_batches
+from searchain.tools.retrieval.embedded.indexer import workers
+from searchain.tools.retrieval.embedded.indexer.encode import Encoder, TermMap, Texts, source_json
+from searchain.tools.retrieval.embedded.indexer.workers import encoded_batches
 from searchain.types import Passage, Source
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -247,12 +247,12 @@ def test_a_script_with_no_main_guard_builds_with_workers(tmp_path):
     """Workers never re-run the caller's script (a spawned multiprocessing pool would)."""
     script = (
         "from searchain import demo_corpus\n"
-        "from searchain.tools.retrieval.bm25 import BM25Index\n"
-        "from searchain.tools.retrieval import workers\n"
-        "from searchain.tools.retrieval.corpus import read_corpus\n"
+        "from searchain.tools.retrieval import embedded\n"
+        "from searchain.tools.retrieval.embedded.indexer import workers\n"
+        "from searchain.tools.retrieval.corpus.readers import read_corpus\n"
         "workers.LOCAL_BATCHES, workers.WHILE_STARTING = 0, False\n"
-        f"index = BM25Index.build(read_corpus(demo_corpus()), {str(tmp_path / 'i')!r}, "
-        "workers=2)\n"
+        f"index = embedded.build(read_corpus(demo_corpus()), {str(tmp_path / 'i')!r}, "
+        "embedded.Options(workers=2))\n"
         "print(len(index), 'passages')\n"
     )
     run = subprocess.run(

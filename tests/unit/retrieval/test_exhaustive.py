@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from searchain import demo_corpus
 from searchain.eval.datasets import musique_hops
-from searchain.tools.retrieval import exhaustive, first_search
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.kernel.topk import TopK
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.search import exhaustive
+from searchain.tools.retrieval.embedded.search import first as first_search
+from searchain.tools.retrieval.embedded.search.topk import TopK
 
 
 def test_the_numpy_scorer_answers_the_demo_questions_as_the_kernel_does(tmp_path, shared_data):
-    index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    index = embedded.build(read_corpus(demo_corpus()), tmp_path / "demo")
     kernel = TopK(index.postings)
     questions = [h.question for h in musique_hops(shared_data, "tune")][:200]
     assert len(questions) == 200
@@ -32,7 +33,7 @@ def test_the_numpy_scorer_answers_the_demo_questions_as_the_kernel_does(tmp_path
 
 
 def test_its_cost_is_the_postings_of_the_query_terms(tmp_path):
-    index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    index = embedded.build(read_corpus(demo_corpus()), tmp_path / "demo")
     painter, florence = index.terms("painter Florence")
     indptr = index.postings.indptr
     counts = [int(indptr[t + 1] - indptr[t]) for t in (painter, florence)]

@@ -11,8 +11,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval import exhaustive, first_search
-from searchain.tools.retrieval.compact import BLOCK, CompactPostings
+from searchain.tools.retrieval.embedded.postings.compact import BLOCK, CompactPostings
+from searchain.tools.retrieval.embedded.search import exhaustive
+from searchain.tools.retrieval.embedded.search import first as first_search
 from tests.unit.retrieval.test_topk import build
 
 

@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from searchain.documents.collection import Documents
-from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
-from searchain.tools.retrieval.checked import CHUNK
-from searchain.tools.retrieval.update import update
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.embedded.directory.checked import CHUNK
+from searchain.tools.retrieval.embedded.index import BM25Index, IndexLoadError
+from searchain.tools.retrieval.embedded.indexer.update import update
 from tests.unit.retrieval.test_update import QUERIES, WORDS, write
 
 FILES = (
@@ -47,7 +48,7 @@ def pristine(tmp_path_factory) -> tuple[Path, Path, list[str], list]:
         words = " ".join(pick.choice(vocabulary) for _ in range(1600))
         (base / "docs").mkdir(exist_ok=True)
         (base / "docs" / f"f{i:03}.md").write_text(f"# title {i}\n\n{words}\n")
-    index = BM25Index.build(Documents([base / "docs"], words=12), base / "index")
+    index = embedded.build(Documents([base / "docs"], words=12), base / "index")
     names = sorted(str(p.relative_to(index.path)) for p in index.path.rglob("*") if p.is_file())
     for large in ("bm25/postings.bin", "passages.zst"):
         assert (index.path / large).stat().st_size > CHUNK  # two chunks or more
@@ -123,7 +124,7 @@ def test_an_update_never_gives_damage_fresh_checksums(pristine, tmp_path, where)
     for name in names:
         base = tmp_path / name.replace("/", "_")
         write(base / "docs", {f"f{i}": ("md", f"t {i}", " ".join(WORDS * 3)) for i in range(6)})
-        index = BM25Index.build(Documents([base / "docs"], words=12), base / "index")
+        index = embedded.build(Documents([base / "docs"], words=12), base / "index")
         damage(index.path / name, "flip", where, 0x41)
         (base / "docs" / "f0.md").write_text("# changed\n\ngiotto drew a new fresco\n")
         with pytest.raises(IndexLoadError) as refused:

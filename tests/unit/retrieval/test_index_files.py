@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from searchain.tools.retrieval import index_files
-from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
-from searchain.tools.retrieval.corpus import read_corpus
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.directory import files as index_files
+from searchain.tools.retrieval.embedded.index import BM25Index, IndexLoadError
 from tests.unit.retrieval.test_bm25 import CORPUS, write_corpus
 
 
 def build(tmp_path: Path, name: str, rows: list = CORPUS) -> BM25Index:
     corpus = write_corpus(tmp_path / f"{name}.jsonl", rows)
-    return BM25Index.build(read_corpus(corpus), tmp_path / name, overwrite=True)
+    return embedded.build(read_corpus(corpus), tmp_path / name, embedded.Options(overwrite=True))
 
 
 def test_publishing_an_index_leaves_a_siblings_build_alone(tmp_path):
@@ -121,7 +122,7 @@ def test_a_build_in_progress_is_never_swept(tmp_path):
 
     built: list = []
     builder = threading.Thread(
-        target=lambda: built.append(BM25Index.build(passages(), path, workers=0))
+        target=lambda: built.append(embedded.build(passages(), path, embedded.Options(workers=0)))
     )
     builder.start()
     try:
@@ -132,7 +133,7 @@ def test_a_build_in_progress_is_never_swept(tmp_path):
             BM25Index.load(path)
         index_files.recover(path)
         with pytest.raises(index_files.IndexBusyError, match="is being built by process") as busy:
-            BM25Index.build(read_corpus(write_corpus(tmp_path / "c.jsonl", CORPUS)), path)
+            embedded.build(read_corpus(write_corpus(tmp_path / "c.jsonl", CORPUS)), path)
         assert "\n" not in str(busy.value)
         assert in_progress.is_dir() and sorted(p.name for p in in_progress.rglob("*")) == files
     finally:
@@ -209,7 +210,7 @@ def test_a_write_error_reported_once_still_fails_the_build(tmp_path, monkeypatch
     corpus = write_corpus(tmp_path / "corpus.jsonl", CORPUS)
     _, failing = _fsyncs_recorded(monkeypatch, lambda name: name.endswith(part))
     with pytest.raises(OSError, match="Input/output error"):
-        BM25Index.build(read_corpus(corpus), tmp_path / "wiki")
+        embedded.build(read_corpus(corpus), tmp_path / "wiki")
     assert failing  # the part was flushed, and failed, once
     assert not (tmp_path / "wiki").exists()
     left = sorted(p.name for p in tmp_path.iterdir())
@@ -224,26 +225,26 @@ def test_a_plain_directory_opens_but_is_never_replaced(tmp_path):
 
     from searchain.documents.collection import Documents
     from searchain.errors import TargetExists
-    from searchain.tools.retrieval.update import update
+    from searchain.tools.retrieval.embedded.indexer.update import update
 
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("# Siena\n\nDuccio painted in Siena.\n")
-    built = BM25Index.build(Documents([docs]), tmp_path / "linked")
+    built = embedded.build(Documents([docs]), tmp_path / "linked")
     copy = tmp_path / "copy"
     shutil.copytree(built.path, copy)
     assert BM25Index.load(copy).search("Duccio")[0].title == "Siena"
     corpus = read_corpus(write_corpus(tmp_path / "c.jsonl", CORPUS))
     before = {p.name for p in tmp_path.iterdir()}
     with pytest.raises(TargetExists, match=r"copy is a plain directory .*choose another path$"):
-        BM25Index.build(corpus, copy, overwrite=True)
+        embedded.build(corpus, copy, embedded.Options(overwrite=True))
     (docs / "b.md").write_text("# Padua\n\nGiotto painted in Padua.\n")
     with pytest.raises(TargetExists, match=r"copy is a plain directory"):
         update(copy, Documents.again)
     assert {p.name for p in tmp_path.iterdir()} - before <= {".copy.lock"}  # nothing written
     assert len(BM25Index.load(copy)) == 1
     with pytest.raises(TargetExists, match=r"^\S+ already exists: pass overwrite=True"):
-        BM25Index.build(corpus, copy)  # without overwrite, the refusal it always had
+        embedded.build(corpus, copy)  # without overwrite, the refusal it always had
 
 
 def test_an_open_index_reads_and_checks_its_version_after_it_is_swept(tmp_path):

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from searchain.tools.retrieval import exhaustive
-from searchain.tools.retrieval.kernel.norms import norm_codes
-from searchain.tools.retrieval.kernel.topk import TopK
+from searchain.tools.retrieval.embedded.search import exhaustive
+from searchain.tools.retrieval.embedded.search.norms import norm_codes
+from searchain.tools.retrieval.embedded.search.topk import TopK
 from tests.unit.retrieval.test_topk import build, zipf_corpora
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import searchain
-from searchain.tools.retrieval import npy
+from searchain.tools.retrieval.embedded.directory import npy
 
 
 class _Cycle:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval.passage_store import (
+from searchain.tools.retrieval.embedded.store.passages import (
     FIRSTS,
     PER_BLOCK,
     PassageStore,
@@ -150,7 +150,7 @@ def test_a_batch_that_fails_while_compressed_beside_the_caller_is_raised_not_los
 def test_batches_of_any_size_are_stored_in_whole_blocks(tmp_path, monkeypatch, batches, train):
     """A build's batches (any length, a block cut across them) read back passage for passage,
     every block full but the last, with a dictionary trained on the first lines or none."""
-    from searchain.tools.retrieval import passage_store
+    from searchain.tools.retrieval.embedded.store import passages as passage_store
 
     monkeypatch.setattr(passage_store, "TRAIN_ON", 48)
     monkeypatch.setattr(passage_store, "TRAIN_FROM", 40 if train else 10**6)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval.scan.prefetch import prefetch
+from searchain.tools.retrieval.embedded.analysis.prefetch import prefetch
 
 
 @numba.njit(cache=False)

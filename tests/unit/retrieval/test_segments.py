@@ -9,12 +9,15 @@ import pytest
 
 from searchain import demo_corpus
 from searchain.eval.datasets import musique_hops, pooled_corpus
-from searchain.tools.retrieval import compact, passage_store, workers
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.compact import ARRAYS
-from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.segments import MemoryBudgetError, parse_size
-from searchain.tools.retrieval.vocabulary import FILES
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.index import BM25Index
+from searchain.tools.retrieval.embedded.indexer import workers
+from searchain.tools.retrieval.embedded.postings import compact
+from searchain.tools.retrieval.embedded.postings.compact import ARRAYS
+from searchain.tools.retrieval.embedded.postings.segments import MemoryBudgetError, parse_size
+from searchain.tools.retrieval.embedded.store import passages as passage_store
+from searchain.tools.retrieval.embedded.termdict.vocabulary import FILES
 
 POSTINGS = [f"{name}.npy" for name in ARRAYS] + [compact.POSTINGS, compact.NORM]
 STORE = [passage_store.STORE, passage_store.BLOCKS, passage_store.DICTIONARY]
@@ -28,10 +31,10 @@ def shared_builds(shared_data, tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:  # every batch to a worker
         patch.setattr(workers, "LOCAL_BATCHES", 0)
         patch.setattr(workers, "WHILE_STARTING", False)
-        small = BM25Index.build(
-            corpus, root / "small", memory=1 << 20, workers=3, stage=stages.append
+        small = embedded.build(
+            corpus, root / "small", embedded.Options(memory=1 << 20, workers=3), stage=stages.append
         )
-    whole = BM25Index.build(corpus, root / "whole", memory=4 << 30, workers=0)
+    whole = embedded.build(corpus, root / "whole", embedded.Options(memory=4 << 30, workers=0))
     return corpus, small, whole, stages
 
 
@@ -84,31 +87,36 @@ def test_a_budget_that_is_too_small_or_unreadable_is_one_line(tmp_path):
     with pytest.raises(MemoryBudgetError, match="cannot read the size '4 apples'"):
         parse_size("4 apples")
     with pytest.raises(MemoryBudgetError, match="too small to build an index: give at least 1 MiB"):
-        BM25Index.build([], tmp_path / "index", memory=1000)
+        embedded.build([], tmp_path / "index", embedded.Options(memory=1000))
     assert not any(tmp_path.iterdir())  # nothing left behind
 
 
 @pytest.mark.parametrize("workers", [-1, 2.5, 1.0, True, "2"])
 def test_a_worker_count_that_is_not_a_whole_number_from_0_is_refused(tmp_path, workers):
     with pytest.raises(ValueError, match="workers must be a whole number, 0 or more"):
-        BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo", workers=workers)
+        embedded.build(
+            read_corpus(demo_corpus()), tmp_path / "demo", embedded.Options(workers=workers)
+        )
     assert not (tmp_path / "demo").exists()
 
 
 def test_segments_and_ranges_stop_at_their_caps_whatever_the_budget(tmp_path, monkeypatch):
     """A generous budget does not make segments or ranges larger than the caps (their memory is
     the build's peak, and larger ones are no faster): the index is the one a single pass gives."""
-    from searchain.tools.retrieval import segments
+    from searchain.tools.retrieval.embedded.postings import segments
 
     demo = list(read_corpus(demo_corpus()))
     passages = [replace(p, id=f"{p.id}/{copy}") for copy in range(6) for p in demo]
     assert len(passages) > 2 * workers.BATCH  # three batches: three segments at the cap
-    whole = BM25Index.build(passages, tmp_path / "whole", workers=0)
+    whole = embedded.build(passages, tmp_path / "whole", embedded.Options(workers=0))
     monkeypatch.setattr(segments, "MAX_SEGMENT", 200)
     monkeypatch.setattr(segments, "MAX_RANGE", 100)
     stages: list[str] = []
-    capped = BM25Index.build(
-        passages, tmp_path / "capped", memory=4 << 30, workers=0, stage=stages.append
+    capped = embedded.build(
+        passages,
+        tmp_path / "capped",
+        embedded.Options(memory=4 << 30, workers=0),
+        stage=stages.append,
     )
     assert int(stages[0].split(", ")[1].split()[0]) >= 3, stages
     for name in [*POSTINGS, *FILES]:
@@ -120,12 +128,12 @@ def test_segments_and_ranges_stop_at_their_caps_whatever_the_budget(tmp_path, mo
 def test_a_vocabulary_that_fails_beside_the_merge_fails_the_build(tmp_path, monkeypatch):
     """The vocabulary is written in a thread while the postings merge: what it raises (a full
     disk) stops the build, and nothing is published."""
-    from searchain.tools.retrieval import segments
+    from searchain.tools.retrieval.embedded.postings import segments
 
     def full_disk(directory, terms):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(segments, "write_vocabulary", full_disk)
     with pytest.raises(OSError, match="No space left"):
-        BM25Index.build(read_corpus(demo_corpus()), tmp_path / "index")
+        embedded.build(read_corpus(demo_corpus()), tmp_path / "index")
     assert not (tmp_path / "index").exists()

@@ -13,13 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval import compact, exhaustive, first_search
-from searchain.tools.retrieval.bm25 import BM25Index
-from searchain.tools.retrieval.compact import BLOCK, CompactPostings
-from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.kernel.maxscore import WINDOW
-from searchain.tools.retrieval.kernel.topk import TopK
-from searchain.tools.retrieval.segments import MIN_MEMORY, PostingsBuilder
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.postings import compact
+from searchain.tools.retrieval.embedded.postings.compact import BLOCK, CompactPostings
+from searchain.tools.retrieval.embedded.postings.segments import MIN_MEMORY, PostingsBuilder
+from searchain.tools.retrieval.embedded.search import exhaustive
+from searchain.tools.retrieval.embedded.search import first as first_search
+from searchain.tools.retrieval.embedded.search.maxscore import WINDOW
+from searchain.tools.retrieval.embedded.search.topk import TopK
 
 K1, B = 1.2, 0.75
 
@@ -138,7 +140,7 @@ def test_top_k_equals_exhaustive_bm25_on_skewed_lists(docs, data):
 def test_a_batch_in_threads_answers_each_query_as_alone(docs, data):
     """Threads taking a batch's queries a few at a time (more queries than threads, chunks and
     threads of every ratio): each row is the query's own answer, in the query's own row."""
-    from searchain.tools.retrieval.kernel import topk
+    from searchain.tools.retrieval.embedded.search import topk
 
     queries = data.draw(st.lists(st.lists(st.integers(0, 9), max_size=6), min_size=0, max_size=40))
     k = data.draw(st.sampled_from([1, 3, 10]))
@@ -160,7 +162,7 @@ def test_a_small_batch_is_shared_out_between_the_threads(tmp_path, monkeypatch):
     than the threads asked for."""
     import threading as threads_module
 
-    from searchain.tools.retrieval.kernel import maxscore
+    from searchain.tools.retrieval.embedded.search import maxscore
 
     kernel = TopK(build(tmp_path, [[0, 1], [1, 2], [2]]), threads=2)
     taken: list[tuple[int, int]] = []
@@ -187,7 +189,7 @@ def test_a_small_batch_is_shared_out_between_the_threads(tmp_path, monkeypatch):
 
 def test_a_batch_thread_that_fails_fails_the_batch(tmp_path, monkeypatch):
     """What a batch's thread raises is raised in the caller, after every thread has ended."""
-    from searchain.tools.retrieval.kernel import maxscore, topk
+    from searchain.tools.retrieval.embedded.search import maxscore, topk
 
     kernel = TopK(build(tmp_path, [[0, 1], [1, 2], [2]]), threads=3)
     calls: list[int] = []
@@ -217,7 +219,7 @@ def test_a_window_that_is_no_whole_number_of_passages_is_refused(tmp_path, windo
 def test_index_batch_search_equals_one_query_at_a_time(tmp_path):
     from searchain import demo_corpus
 
-    index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "index")
+    index = embedded.build(read_corpus(demo_corpus()), tmp_path / "index")
     queries = [
         "Lorenzo Monaco",
         "Italian painter and architect",
@@ -270,7 +272,7 @@ def test_a_split_that_is_no_whole_number_of_postings_is_refused(tmp_path, split)
 
 
 def test_a_query_gets_a_thread_for_each_split_postings_up_to_its_threads(tmp_path, monkeypatch):
-    from searchain.tools.retrieval.kernel import maxscore
+    from searchain.tools.retrieval.embedded.search import maxscore
 
     postings = build(tmp_path, [[0, 1], [1], [1, 1], [0], [1]])  # term 1: 4 postings
     ranges: list[tuple[int, int]] = []
@@ -305,7 +307,7 @@ def test_more_threads_than_passages_search_each_passage_once(tmp_path):
 def test_a_range_that_fails_in_a_helper_thread_fails_the_search(tmp_path, monkeypatch):
     """A split query's ranges run in threads: an error in one is raised to the caller, not lost
     with its range's passages."""
-    from searchain.tools.retrieval.kernel import maxscore
+    from searchain.tools.retrieval.embedded.search import maxscore
 
     postings = build(tmp_path, [[0, 1], [1], [1, 1], [0]])
     search_range = maxscore.search_range

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchain.tools.retrieval.corpus_rows import Chunk, Columns, CorpusError, Layout
-from searchain.tools.retrieval.scan.tsvscan import is_space, parse_tsv
+from searchain.tools.retrieval.corpus.rows import Chunk, Columns, CorpusError, Layout
+from searchain.tools.retrieval.corpus.tsvscan import is_space, parse_tsv
 
 LAYOUTS = [Columns(0, 1, 2, 3), Columns(2, 0, None, 3), Columns(1, 2, 0, 4)]
 """(id, text, title, width): the usual order, no title, a column nobody reads."""

@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from searchain.documents.collection import Documents
-from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
-from searchain.tools.retrieval.corpus import CorpusError
-from searchain.tools.retrieval.update import update
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import CorpusError
+from searchain.tools.retrieval.embedded.index import BM25Index, IndexLoadError
+from searchain.tools.retrieval.embedded.indexer.update import update
 from tests.conftest import cli_line
 
 WORDS = (
@@ -53,10 +54,14 @@ def same_index(updated: BM25Index, fresh: BM25Index) -> None:
 def test_an_update_writes_what_a_fresh_build_of_the_same_files_writes(tmp_path, before, after):
     root = tmp_path / "docs"
     write(root, before)
-    BM25Index.build(Documents([root], words=12), tmp_path / "index", overwrite=True)
+    embedded.build(
+        Documents([root], words=12), tmp_path / "index", embedded.Options(overwrite=True)
+    )
     write(root, after)
     updated, _, changes = update(tmp_path / "index", Documents.again)
-    fresh = BM25Index.build(Documents([root], words=12), tmp_path / "fresh", overwrite=True)
+    fresh = embedded.build(
+        Documents([root], words=12), tmp_path / "fresh", embedded.Options(overwrite=True)
+    )
     same_index(updated, fresh)
     assert changes.kept + changes.added + changes.changed == len(after)
     assert BM25Index.verify(tmp_path / "index").endswith("every checksum matches")
@@ -65,7 +70,7 @@ def test_an_update_writes_what_a_fresh_build_of_the_same_files_writes(tmp_path, 
 def test_an_update_reads_only_what_changed_and_says_what_it_did(tmp_path, monkeypatch):
     root = tmp_path / "docs"
     write(root, {f"f{i}": ("md", f"title {i}", f"body {WORDS[i]}") for i in range(6)})
-    BM25Index.build(Documents([root]), tmp_path / "index")
+    embedded.build(Documents([root]), tmp_path / "index")
     (root / "f0.md").write_text("# changed\n\nnew words\n")
     (root / "f2.md").unlink()
     (root / "f7.txt").write_text("an added file\n")
@@ -84,7 +89,7 @@ def test_an_update_reads_only_what_changed_and_says_what_it_did(tmp_path, monkey
 def test_nothing_changed_publishes_nothing(tmp_path):
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
-    index = BM25Index.build(Documents([root]), tmp_path / "index")
+    index = embedded.build(Documents([root]), tmp_path / "index")
     again, _, changes = update(tmp_path / "index", Documents.again)
     assert not changes.any and again.path == index.path  # the same version directory
 
@@ -92,7 +97,7 @@ def test_nothing_changed_publishes_nothing(tmp_path):
 def test_every_document_gone_keeps_the_index_and_says_so(tmp_path):
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
-    index = BM25Index.build(Documents([root]), tmp_path / "index")
+    index = embedded.build(Documents([root]), tmp_path / "index")
     (root / "f0.md").unlink()
     with pytest.raises(CorpusError, match="nothing left to index: every document is gone"):
         update(tmp_path / "index", Documents.again)
@@ -102,14 +107,14 @@ def test_every_document_gone_keeps_the_index_and_says_so(tmp_path):
 def test_a_corpus_index_or_other_paths_are_refused(tmp_path):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text(json.dumps({"id": "a", "title": "", "text": "x"}) + "\n")
-    from searchain.tools.retrieval.corpus import read_corpus
+    from searchain.tools.retrieval.corpus.readers import read_corpus
 
-    BM25Index.build(read_corpus(corpus), tmp_path / "corpus-index")
+    embedded.build(read_corpus(corpus), tmp_path / "corpus-index")
     with pytest.raises(ValueError, match="built from a corpus file, not documents"):
         update(tmp_path / "corpus-index", Documents.again)
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
-    BM25Index.build(Documents([root]), tmp_path / "index")
+    embedded.build(Documents([root]), tmp_path / "index")
     with pytest.raises(ValueError, match=r"update\(\) walks those again") as refused:
         update(tmp_path / "index", Documents.again, paths=[tmp_path])
     assert "--update walks those again" in cli_line(refused.value)
@@ -118,7 +123,7 @@ def test_a_corpus_index_or_other_paths_are_refused(tmp_path):
 def test_an_index_missing_its_lengths_is_named_damaged(tmp_path):
     root = tmp_path / "docs"
     write(root, {"f0": ("md", "a", "b")})
-    index = BM25Index.build(Documents([root]), tmp_path / "index")
+    index = embedded.build(Documents([root]), tmp_path / "index")
     (index.path / "lengths.npy").unlink()
     with pytest.raises(IndexLoadError, match="damaged searchain index"):
         update(tmp_path / "index", Documents.again)
@@ -129,7 +134,7 @@ def test_a_damaged_passage_store_is_named_not_copied_into_the_new_version(tmp_pa
     blocks, and publishes nothing."""
     root = tmp_path / "docs"
     write(root, {f"f{i}": ("md", f"title {i}", " ".join(WORDS * 3)) for i in range(6)})
-    index = BM25Index.build(Documents([root], words=12), tmp_path / "index")
+    index = embedded.build(Documents([root], words=12), tmp_path / "index")
     store = index.path / "passages.zst"
     data = bytearray(store.read_bytes())
     data[40] ^= 0x20
@@ -152,9 +157,9 @@ def test_updating_an_index_that_does_not_exist_says_so_not_that_it_is_being_buil
 def test_building_over_a_documents_index_names_update_as_well_as_overwrite(tmp_path):
     """ "already exists: pass --overwrite" never said that --update brings it up to date."""
     write(tmp_path / "docs", {"f0": ("md", "giotto", "fresco padua")})
-    BM25Index.build(Documents([tmp_path / "docs"]), tmp_path / "index")
+    embedded.build(Documents([tmp_path / "docs"]), tmp_path / "index")
     with pytest.raises(FileExistsError, match=r"overwrite=True to replace it, or update\(\) to"):
-        BM25Index.build(Documents([tmp_path / "docs"]), tmp_path / "index")
+        embedded.build(Documents([tmp_path / "docs"]), tmp_path / "index")
     with pytest.raises(FileExistsError) as refused:
-        BM25Index.build(Documents([tmp_path / "docs"]), tmp_path / "index")
+        embedded.build(Documents([tmp_path / "docs"]), tmp_path / "index")
     assert "pass --overwrite to replace it, or --update to" in cli_line(refused.value)

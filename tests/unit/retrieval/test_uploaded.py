@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from searchain.context import Context
 from searchain.documents.uploads import SentFile, UploadBounds, read_uploads
 from searchain.searched import thread_retriever
-from searchain.tools.retrieval.bm25 import BM25Index
+from searchain.tools.retrieval import embedded
 from searchain.tools.retrieval.uploaded import PassagesBM25, Together, files_retriever
 from searchain.types import Passage
 from tests.conftest import PASSAGES, TableRetriever
@@ -32,7 +32,9 @@ texts = st.lists(
 @given(texts, st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join))
 def test_scores_are_the_embedded_index_s_for_the_same_passages(tmp_path_factory, corpus, query):
     passages = [passage(i, text) for i, text in enumerate(corpus)]
-    index = BM25Index.build(passages, tmp_path_factory.mktemp("index") / "i", workers=0)
+    index = embedded.build(
+        passages, tmp_path_factory.mktemp("index") / "i", embedded.Options(workers=0)
+    )
     memory = PassagesBM25(passages)
     expected = [(p.id, p.score) for p in index.search(query, k=20)]
     got = [(p.id, p.score) for p in memory.search(query, k=20)]

@@ -12,10 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchain import demo_corpus
-from searchain.tools.retrieval import vocabulary
-from searchain.tools.retrieval.bm25 import BM25Index, IndexLoadError
-from searchain.tools.retrieval.corpus import read_corpus
-from searchain.tools.retrieval.vocabulary import MappedVocabulary, Terms, write_vocabulary
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.corpus.readers import read_corpus
+from searchain.tools.retrieval.embedded.index import BM25Index, IndexLoadError
+from searchain.tools.retrieval.embedded.termdict import vocabulary
+from searchain.tools.retrieval.embedded.termdict.vocabulary import (
+    MappedVocabulary,
+    Terms,
+    write_vocabulary,
+)
 
 terms = st.text(min_size=0, max_size=12)
 
@@ -74,7 +79,7 @@ def test_terms_whose_hashes_collide_are_told_apart(tmp_path, monkeypatch):
 
 
 def test_an_index_holds_the_whole_vocabulary_mapped(tmp_path):
-    index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    index = embedded.build(read_corpus(demo_corpus()), tmp_path / "demo")
     mapped = index.vocab
     assert isinstance(mapped, MappedVocabulary)  # opening parses no JSON
     terms = mapped.terms()
@@ -87,7 +92,7 @@ def test_an_index_holds_the_whole_vocabulary_mapped(tmp_path):
 
 @pytest.mark.parametrize("missing", vocabulary.FILES)
 def test_an_index_missing_a_vocabulary_file_is_named_damaged(tmp_path, missing):
-    index = BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    index = embedded.build(read_corpus(demo_corpus()), tmp_path / "demo")
     (index.path / "bm25" / missing).unlink()
     with pytest.raises(IndexLoadError, match=rf"damaged searchain index \(bm25/{missing} is"):
         BM25Index.load(tmp_path / "demo")
@@ -95,10 +100,10 @@ def test_an_index_missing_a_vocabulary_file_is_named_damaged(tmp_path, missing):
 
 def demo_index_probe(tmp_path: Path, lines: list[str], before_open: str = "") -> list[str]:
     """What a fresh process prints running ``lines`` with the demo index open as ``index``."""
-    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    embedded.build(read_corpus(demo_corpus()), tmp_path / "demo")
     probe = [
         "import sys, json",
-        "from searchain.tools.retrieval.bm25 import BM25Index",
+        "from searchain.tools.retrieval.embedded.index import BM25Index",
         before_open,
         f"index = BM25Index.load({str(tmp_path / 'demo')!r})",
         *lines,
@@ -164,10 +169,10 @@ def test_a_query_with_more_postings_than_numpy_should_add_waits_for_the_kernel(t
     printed = demo_index_probe(
         tmp_path,
         [
-            "bm25.COLD_POSTINGS = 0",
+            "engine.COLD_POSTINGS = 0",
             "print(index.search('Lorenzo Monaco')[0].title, index._kernel is not None)",
         ],
-        before_open="from searchain.tools.retrieval import bm25",
+        before_open="from searchain.tools.retrieval.embedded import index as engine",
     )
     assert printed == ["Lorenzo Monaco True"]
 
@@ -190,7 +195,7 @@ def test_ask_warms_the_index_before_the_llm_plans(tmp_path, monkeypatch):
     from searchain.preload import preload
     from tests.conftest import ScriptedReplies, TableReader
 
-    BM25Index.build(read_corpus(demo_corpus()), tmp_path / "demo")
+    embedded.build(read_corpus(demo_corpus()), tmp_path / "demo")
     warmed: list[Path] = []
     monkeypatch.setattr(BM25Index, "warm", lambda index: warmed.append(index.path))
     context = Context(

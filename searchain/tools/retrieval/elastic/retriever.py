@@ -254,7 +254,7 @@ class ElasticRetriever:
         only with ``overwrite``; the previous physical index is then deleted. ``workers`` bulk
         requests are in flight at once.
         """
-        from searchain.tools.retrieval.segments import check_bm25_parameters
+        from searchain.tools.retrieval.scoring import check_bm25_parameters
 
         check_bm25_parameters(k1, b)
         if analyzer not in ANALYZERS:

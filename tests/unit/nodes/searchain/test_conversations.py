@@ -10,6 +10,7 @@ from langgraph.types import Command
 
 from searchain.context import Context
 from searchain.graph.searchain import build_graph
+from searchain.tools.retrieval import embedded
 from tests.conftest import ScriptedReplies, TableReader, TableRetriever
 
 Q1 = "Where was Kevin Drew born?"
@@ -175,12 +176,9 @@ def test_a_run_without_context_keeps_the_settings_its_thread_started_with(tmp_pa
     the thread's own LLM, index, reader and switches, never the defaults."""
     import json
 
-    from searchain.tools.retrieval.bm25 import BM25Index
     from searchain.types import Passage
 
-    BM25Index.build(
-        [Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto.")], tmp_path / "i"
-    )
+    embedded.build([Passage("p2", "Kevin Drew", "Kevin Drew was born in Toronto.")], tmp_path / "i")
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(

@@ -49,7 +49,7 @@ PATH_ANSWER_NOTE = (
 NO_CHAIN_NOTE = (
     "{when} the model wrote no chain of sub-questions that searchain could read, so {what}. "
     "Small models often cannot follow the Chain-of-Query format: try a larger one "
-    "(--llm openai:gpt-4o-mini, or a bigger GGUF with --llm gguf:PATH)."
+    "(the LLM openai:gpt-4o-mini, or a bigger GGUF as gguf:PATH)."
 )
 
 

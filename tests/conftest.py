@@ -12,6 +12,7 @@ import importlib.util
 import os
 import re
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -168,6 +169,37 @@ DEMO_EXTRAS = "local,openai"
 """What `make demo` installs (Makefile's DEMO_STAMP): the offline LLM and the OpenAI client."""
 
 
+def installed_once(tmp_path_factory, name: str, spec: str) -> Path:
+    """A virtual environment with ``pip install -e spec``, made once per test run.
+
+    Under pytest-xdist every worker asks for it: the first makes it in the run's shared
+    temporary folder while the others wait on its lock, and a made one is marked ``.ready``
+    last, so a failed or killed install is never taken for a made one.
+    """
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # shared by this run's workers
+    venv = base / name / "venv"
+    venv.parent.mkdir(exist_ok=True)
+    with (base / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (venv / ".ready").exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            done = subprocess.run(
+                [str(venv / "bin" / "pip"), "install", "-q", "-e", spec],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"},
+                timeout=1800,
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            (venv / ".ready").touch()
+    return venv
+
+
 @pytest.fixture(scope="session")
 def demo_environment(tmp_path_factory, local_llm_available) -> Path:
     """A virtual environment as `make demo` makes it: searchain[local,openai], nothing more.
@@ -175,16 +207,7 @@ def demo_environment(tmp_path_factory, local_llm_available) -> Path:
     Pages are followed here as a person who ran `make demo` follows them (pip's cache holds the
     llama.cpp wheel `make` built, so this takes a minute, not the first install's six).
     """
-    venv = tmp_path_factory.mktemp("demo-env") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    done = subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "-q", "-e", f"{ROOT}[{DEMO_EXTRAS}]"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"},
-        timeout=1800,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    venv = installed_once(tmp_path_factory, "demo-env", f"{ROOT}[{DEMO_EXTRAS}]")
     assert (
         "torch"
         not in subprocess.run(
@@ -197,17 +220,7 @@ def demo_environment(tmp_path_factory, local_llm_available) -> Path:
 @pytest.fixture(scope="session")
 def plain_environment(tmp_path_factory) -> Path:
     """A virtual environment of a plain `pip install searchain`: the core, no extra."""
-    venv = tmp_path_factory.mktemp("plain-env") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    done = subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "-q", "-e", str(ROOT)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"},
-        timeout=1800,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return venv
+    return installed_once(tmp_path_factory, "plain-env", str(ROOT))
 
 
 def script_server(env: str, script_name: str, what: str) -> Iterator[str]:

@@ -166,7 +166,8 @@ def test_a_model_that_writes_no_chain_is_told_in_words_with_what_to_try():
     assert out["stop_reason"] == "no_chain" and not out["nodes"]
     text = format_answer(out)
     assert "Asked to plan, the model wrote no chain of sub-questions" in text
-    assert "nothing was retrieved or checked" in text and "--llm openai:gpt-4o-mini" in text
+    assert "nothing was retrieved or checked" in text and "the LLM openai:gpt-4o-mini" in text
+    assert "--" not in text.partition("try a larger one")[2]  # not a flag: the chat reads it too
     later = ScriptedReplies(replies=[CHAIN, "Nonsense.", "Canning [1]."])
     other = TableRetriever({Q1: Passage("c", "Brendan Canning", "Canning was born in 1970.")})
     out, _ = run(later, other, TableReader({"c": ("1970", 3.0)}), question=QUESTION)

@@ -18,7 +18,7 @@ from tests.unit.retrieval.test_update import same_index
 
 # The build crash test's harness (its N-th directory made, file opened for writing, rename, link
 # or removal kills it), running an update instead of a build.
-KILLED_UPDATE = KILLED_BUILD.split("from searchain.tools.retrieval.embedded.index")[0].replace(
+KILLED_UPDATE = KILLED_BUILD.split("from searchain.tools.retrieval import embedded")[0].replace(
     "limit, corpus, index = int(sys.argv[1]), sys.argv[2], sys.argv[3]",
     "limit, index = int(sys.argv[1]), sys.argv[2]",
 ) + (

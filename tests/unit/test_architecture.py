@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator, Mapping
 
@@ -308,6 +310,26 @@ def test_the_engine_its_corpus_readers_and_elasticsearch_import_one_way():
         f"{CORPUS}.rows imports {EMBEDDED}.index"
     ]
     assert part_leaks({f"{EMBEDDED}.index": {f"{ENGINE}.elastic.client"}}) != []
+
+
+def test_a_part_of_the_engine_imported_alone_loads_no_other_part_and_the_front_door_serves_all():
+    """The front door's names load on first use: the tokenizer alone brings in no index or build."""
+    probe = (
+        "import sys\n"
+        f"import {EMBEDDED}.analysis.tokenizer\n"
+        f"print(sorted(m for m in sys.modules if m.startswith('{EMBEDDED}.')))\n"
+        f"from {EMBEDDED} import BM25Index, IndexLoadError, Options, build, update\n"
+        f"import {EMBEDDED} as engine\n"
+        "try:\n    engine.nothing\nexcept AttributeError as refused:\n    print(refused)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    loaded, refused = done.stdout.splitlines()
+    assert not {f"{EMBEDDED}.index", f"{EMBEDDED}.indexer.build", f"{EMBEDDED}.indexer.update"} & {
+        name.strip("' ") for name in loaded.strip("[]").split(",")
+    }
+    assert refused == f"module '{EMBEDDED}' has no attribute 'nothing'"
 
 
 def test_the_engine_imports_nothing_of_the_agent_documents_langchain_or_the_cli():

@@ -19,8 +19,29 @@ update). The engine imports nothing of LangChain, the agent, documents or the CL
 (``tests/unit/test_architecture.py``).
 """
 
-from searchain.tools.retrieval.embedded.index import BM25Index, IndexLoadError
-from searchain.tools.retrieval.embedded.indexer.build import Options, build
-from searchain.tools.retrieval.embedded.indexer.update import update
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from searchain.tools.retrieval.embedded.index import BM25Index, IndexLoadError
+    from searchain.tools.retrieval.embedded.indexer.build import Options, build
+    from searchain.tools.retrieval.embedded.indexer.update import update
+
+# Each name's module, imported on first use (PEP 562): a part imported alone (the tokenizer, the
+# codec) loads neither the index, the build nor the update with it.
+_HOMES = {
+    "BM25Index": "index",
+    "IndexLoadError": "index",
+    "Options": "indexer.build",
+    "build": "indexer.build",
+    "update": "indexer.update",
+}
 
 __all__ = ["BM25Index", "IndexLoadError", "Options", "build", "update"]
+
+
+def __getattr__(name: str) -> object:
+    """The front door's ``name``, from its module; any other name is refused as Python would."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)

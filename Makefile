@@ -18,7 +18,7 @@ READER ?= auto
 # are neither make's nor the shell's to expand.
 export SEARCHAIN_DEMO_QUESTION = $(value QUESTION)
 
-.PHONY: install demo demo-run test lint check
+.PHONY: install demo demo-run test lint check floors
 
 # setuptools warns on every editable install about folders named like the package (a note for
 # src-less layouts that does not apply here: tests and the CLI import this very checkout).
@@ -53,13 +53,24 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# Tests run in WORKERS processes (pytest-xdist), a file to a worker, the slowest files first
+# (tests/conftest.py: SLOWEST_FILES); a worker that dies ends the run. WORKERS=0 runs them in
+# this process, as a plain `pytest` does.
+WORKERS ?= 2
+PARALLEL := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart=0)
+
 # The loop while changing code: lint and every test that needs no server (tests/unit), its time
 # printed. `make test` is the whole suite.
 check: lint
-	@started=$$(date +%s); SEARCHAIN_TEST_SERVERS=none $(BIN)/pytest -q -p no:cacheprovider tests/unit \
+	@started=$$(date +%s); SEARCHAIN_TEST_SERVERS=none $(BIN)/pytest -q -p no:cacheprovider $(PARALLEL) tests/unit \
 	  && echo "make check: lint and tests/unit passed in $$(( $$(date +%s) - started )) s"
 
 # The whole suite, with every server it needs started before and stopped after (scripts/test.sh):
 # exactly what CI runs. SEARCHAIN_TEST_SERVERS=none runs pytest alone (server tests skip).
 test: lint
-	scripts/test.sh $(BIN)/pytest
+	scripts/test.sh $(BIN)/pytest $(PARALLEL)
+
+# The lowest dependency versions pyproject.toml allows, tested (scripts/check_floors.sh): .ci/run
+# runs it after `make test`, against the same servers.
+floors: $(STAMP)
+	scripts/test.sh scripts/check_floors.sh $(PARALLEL)

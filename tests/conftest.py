@@ -324,7 +324,55 @@ LOG_NOISE = re.compile(r" (filename|func_name|lineno|network|http)=(\{[^}]*\}+|\
 """The fields of the server's log lines that say where in its code and how a line was logged."""
 
 
+SLOWEST_FILES = (
+    "test_every_method.py",
+    "test_doc_commands.py",
+    "test_docs.py",
+    "test_resume.py",
+    "test_index_crashes.py",
+    "test_update_crashes.py",
+    "test_server_start_page.py",
+    "test_eval_cli.py",
+)
+"""The files that take minutes, slowest first (``--durations=0``): run first, so that under
+``pytest -n 2 --dist loadfile`` (``make test``) no worker starts one when the other is nearly
+done."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest files first, every other test in its collected order (a stable sort)."""
+    rank = {name: i for i, name in enumerate(SLOWEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def peak_rss_gib() -> float:
+    """This process's peak resident memory."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+
+
+WORKER_PEAKS: dict[str, float] = {}
+"""Under pytest-xdist, each worker's peak RSS, sent when it ends (the workers run the tests)."""
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker sends its peak RSS to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["peak_rss_gib"] = peak_rss_gib()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The controller keeps a finished worker's peak RSS (pytest-xdist's hook)."""
+    peak = getattr(node, "workeroutput", {}).get("peak_rss_gib")
+    if peak is not None:
+        WORKER_PEAKS[node.gateway.id] = peak
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """The pytest process's peak resident memory, as the suite's last line but one."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
-    terminalreporter.write_line(f"peak RSS of the pytest process: {peak:.2f} GiB")
+    """Peak resident memory of the processes that ran the tests, as the last line but one."""
+    if not WORKER_PEAKS:
+        terminalreporter.write_line(f"peak RSS of the pytest process: {peak_rss_gib():.2f} GiB")
+        return
+    each = ", ".join(f"{name} {peak:.2f} GiB" for name, peak in sorted(WORKER_PEAKS.items()))
+    terminalreporter.write_line(f"peak RSS of the pytest workers: {each}")

@@ -19,7 +19,10 @@ rm -rf "$FLOOR"
 "$UV" pip install -q -p "$FLOOR/bin/python" --resolution lowest-direct -e ".[$EXTRAS]"
 echo "floors installed:" >&2
 "$UV" pip list -p "$FLOOR/bin/python" 2>/dev/null | grep -iE "^(langgraph|langchain|bm25s|numpy|scipy|typer|rich|rouge|pystemmer|matplotlib|psycopg|elasticsearch|pypdfium2|lxml|python-docx|pypdf) " >&2
-SEARCHAIN_ABSENT_EXTRAS="$ABSENT" VIRTUAL_ENV="$FLOOR" PATH="$FLOOR/bin:$PATH" \
+# numba's compiled kernels are cached beside the sources (__pycache__) for the main environment's
+# numba; the floors' older numba keeps its own, or its processes load the newer one's bitcode
+# ("LLVM bitcode parsing error") when two workers race to replace the cache.
+SEARCHAIN_ABSENT_EXTRAS="$ABSENT" VIRTUAL_ENV="$FLOOR" NUMBA_CACHE_DIR="$FLOOR/numba-cache" PATH="$FLOOR/bin:$PATH" \
   "$FLOOR/bin/python" -m pytest -q -rs -p no:cacheprovider \
   tests/unit tests/integration/test_postgres.py tests/integration/test_studio.py \
   tests/integration/test_elasticsearch.py "$@"

@@ -399,3 +399,12 @@ def test_the_code_map_names_every_part_and_only_parts_that_exist():
     for name in re.findall(r"`((?:[\w]+/)*[\w]+(?:\.py|/))`", code_map()):
         found = [p for p in package.rglob(name.rstrip("/")) if "__pycache__" not in p.parts]
         assert found or (ROOT / name).exists(), f"ARCHITECTURE.md names {name}: no such file"
+
+
+def test_the_files_the_suite_runs_first_exist():
+    """``SLOWEST_FILES`` names files, not patterns: a renamed one would silently run last."""
+    from tests.conftest import SLOWEST_FILES
+
+    present = {path.name for path in (ROOT / "tests").rglob("test_*.py")}
+    assert len(set(SLOWEST_FILES)) == len(SLOWEST_FILES)
+    assert set(SLOWEST_FILES) - present == set()

@@ -1,7 +1,7 @@
 """``searchain eval`` and ``searchain report`` as a user runs them, on the real shared data.
 
-The simulated LLM and reader run over real BM25 on MuSiQue's reporting split; the local SmolLM2
-runs the baselines that need only an LLM.
+The simulated LLM and reader run over real BM25 on MuSiQue's reporting split (every method on
+the local SmolLM2: tests/integration/test_every_method.py).
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from searchain.eval.report import summarize
 from searchain.eval.runner import read_results
-from searchain.tools.llms.resolve import smollm2_path
 from tests.conftest import ROOT, require_module
 from tests.integration.test_cli import one_line_error, searchain
 from tests.integration.test_every_method import SCRIPT
@@ -129,39 +127,6 @@ def test_a_corrupt_results_line_is_named(workdir):
         f.write('{"config": {"data\n')
     one_line_error(simulated(workdir, out, "--p", "0", "--limit", "2"), "line 2 is not valid JSON")
     one_line_error(searchain("report", str(out), cwd=path), "line 2 is not valid JSON")
-
-
-def test_baselines_run_on_the_real_small_llm(workdir, local_llm_available):
-    """OneR and IRCoT with SmolLM2: real retrieval recall, real token counts."""
-    path, env = workdir
-    for method in ("oner", "ircot"):
-        out = path / f"{method}.jsonl"
-        done = searchain(
-            "eval", "--dataset", "hotpotqa", "--split", "report", "--method", method,
-            "--llm", "local", "--limit", "1", "--index", str(path / "pooled-index"),
-            "--out", str(out), env=env, cwd=path,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        assert "SIMULATED" not in done.stderr and "Converting" not in done.stderr
-        (result,) = [r for _, r in read_results(out)]
-        assert result["config"]["reader"] == "none" and result["simulated"] is False
-        assert 0.0 <= result["metrics"]["paragraph_recall"] <= 1.0
-        usage = result["usage"]["llm"]
-        assert usage["tokens_in"] > usage["words_in"] > 0 and usage["tokens_out"] > 0
-        assert len(result["sources"]) >= 4 if method == "oner" else len(result["cot"]) >= 1
-    out = path / "baselines"
-    report = searchain("report", *(str(path / f"{m}.jsonl") for m in ("oner", "ircot")),
-                       "--out", str(out), cwd=path)  # fmt: skip
-    assert report.returncode == 0, report.stderr
-    md = (out / "report.md").read_text()
-    digest = hashlib.sha256(Path(smollm2_path()).read_bytes()).hexdigest()[:16]
-    # The model that ran, resolved: the spec, then the file it read, by its digest.
-    assert f"| oner | hotpotqa | report | local → local sha256:{digest} | none | 1 (" in md
-    # No SearChain run, so no knowledge sources to plot.
-    assert sorted(p.name for p in out.glob("*.png")) == [
-        "metric_by_method.png",
-        "rounds_histogram.png",
-    ]
 
 
 def scripted_direct(workdir, out, script):

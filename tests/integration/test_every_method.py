@@ -3,8 +3,10 @@ models, and on MuSiQue with the real local model; the report lays them out as Ta
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -12,6 +14,7 @@ from searchain.cli.app import app
 from searchain.eval.datasets import load_records
 from searchain.eval.runner import read_results
 from searchain.methods import METHODS
+from searchain.tools.llms.resolve import smollm2_path
 from tests.conftest import require_module
 from tests.method_scripts import every_method_script
 
@@ -31,6 +34,7 @@ def eval_all(tmp, data, llm, datasets, limit, methods=tuple(METHODS), env=None):
                     "--out", str(tmp / f"{dataset}-{method}.jsonl")]  # fmt: skip
             done = runner.invoke(app, args)
             assert done.exit_code == 0, (dataset, method, done.output)
+            assert "SIMULATED" not in done.output, (dataset, method, done.output)
     return runner
 
 
@@ -129,3 +133,22 @@ def test_every_method_with_the_real_local_model(tmp_path, shared_data, local_llm
         assert ("paragraph_recall" in r["metrics"]) is method.uses_ir, name
         assert 0.0 <= r["metrics"]["cover_em"] <= 1.0
         assert r["metrics"]["cover_em"] >= r["metrics"]["cover_em_answer"] or not r["generation"]
+        assert r["config"]["reader"] == ("llm" if method.reads else "none"), name
+        assert usage["tokens_in"] > usage["words_in"] > 0 and usage["tokens_out"] > 0, name
+    # OneR read its passages, IRCoT reasoned in sentences; their report names the model that
+    # ran, resolved: the spec, then the file it read, by its digest.
+    (oner,) = [r for _, r in read_results(tmp_path / "musique-oner.jsonl")]
+    (ircot,) = [r for _, r in read_results(tmp_path / "musique-ircot.jsonl")]
+    assert len(oner["sources"]) >= 4 and len(ircot["cot"]) >= 1
+    out = tmp_path / "baselines"
+    files = [str(tmp_path / f"musique-{m}.jsonl") for m in ("oner", "ircot")]
+    done = CliRunner().invoke(app, ["report", *files, "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    md = (out / "report.md").read_text()
+    digest = hashlib.sha256(Path(smollm2_path()).read_bytes()).hexdigest()[:16]
+    assert f"| oner | musique | report | local → local sha256:{digest} | none | 1 (" in md
+    # No SearChain run among them, so no knowledge sources to plot.
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "metric_by_method.png",
+        "rounds_histogram.png",
+    ]

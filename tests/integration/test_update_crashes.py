@@ -6,35 +6,37 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 from searchain.documents.collection import Documents, content_hash
 from searchain.tools.retrieval import embedded
 from searchain.tools.retrieval.embedded.index import BM25Index
-from tests.integration.test_index_crashes import KILLED_BUILD
+from tests.kill_points import KillPoints
 from tests.unit.retrieval.test_update import same_index
 
-# The build crash test's harness (its N-th directory made, file opened for writing, rename, link
-# or removal kills it), running an update instead of a build.
-KILLED_UPDATE = KILLED_BUILD.split("from searchain.tools.retrieval import embedded")[0].replace(
-    "limit, corpus, index = int(sys.argv[1]), sys.argv[2], sys.argv[3]",
-    "limit, index = int(sys.argv[1]), sys.argv[2]",
-) + (
-    "from searchain.documents.collection import Documents\n"
-    "from searchain.tools.retrieval.embedded.indexer.update import update\n"
-    "update(index, Documents.again)\nprint('calls', calls[0])\n"
-)
+UPDATE = """
+import tempfile
+from pathlib import Path
+
+from searchain.documents.collection import Documents
+from searchain.tools.retrieval import embedded
+from searchain.tools.retrieval.embedded.indexer.update import update
 
 
-def killed_update(limit: int, index: Path) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-c", KILLED_UPDATE, str(limit), str(index)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert done.returncode in (0, -9), done.stderr[-2000:]
-    return done.returncode, done.stdout
+def run(index):
+    update(index, Documents.again)
+
+
+with tempfile.TemporaryDirectory() as warm:
+    docs = Path(warm, "docs")
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\\n\\nwarm\\n")
+    embedded.build(Documents([docs]), warm + "/index")
+    (docs / "b.md").write_text("# B\\n\\nup\\n")
+    run(warm + "/index")
+"""
+"""The job killed: an update of the index at ``index`` from the folders it indexed (the build
+crash test's harness, tests/kill_points.py)."""
 
 
 def on_disk(root: Path) -> set[tuple[str, str]]:
@@ -66,22 +68,22 @@ def test_updates_killed_at_random_steps_leave_the_old_or_the_new_documents(tmp_p
         (root / f"doc{i}.md").write_text(f"# Document {i}\n\nmonaco {i} gothic painter\n")
     embedded.build(Documents([root]), index)
     change(root, random.Random(0), 0)
-    code, said = killed_update(0, index)  # no kill: count the steps a whole update takes
-    assert code == 0
-    steps = int(said.split()[-1])
-    assert steps >= 10
-    rng = random.Random(43)
-    before, outcomes = on_disk(root), set()
-    for round_ in range(1, 51):
-        change(root, rng, round_)
-        now = on_disk(root)
-        code, _ = killed_update(rng.randint(1, 2 * steps), index)  # past its steps: finishes
-        assert BM25Index.verify(index).endswith("every checksum matches")
-        found = held(index)
-        assert found in (before, now), f"round {round_}: a mix of two versions"
-        outcomes.add((code, found == now))
-        before = found
-    assert {(0, True), (-9, False)} <= outcomes  # both kinds of ending were met
-    assert killed_update(10 * steps, index)[0] == 0  # a last, whole update
+    with KillPoints(UPDATE, tmp_path / "updates.log") as updates:
+        code, steps = updates.run(0, str(index))  # no kill: count the steps a whole update takes
+        assert code == 0 and steps is not None
+        assert steps >= 10
+        rng = random.Random(43)
+        before, outcomes = on_disk(root), set()
+        for round_ in range(1, 51):
+            change(root, rng, round_)
+            now = on_disk(root)
+            code, _ = updates.run(rng.randint(1, 2 * steps), str(index))  # past its steps: finishes
+            assert BM25Index.verify(index).endswith("every checksum matches")
+            found = held(index)
+            assert found in (before, now), f"round {round_}: a mix of two versions"
+            outcomes.add((code, found == now))
+            before = found
+        assert {(0, True), (-9, False)} <= outcomes  # both kinds of ending were met
+        assert updates.run(10 * steps, str(index))[0] == 0  # a last, whole update
     fresh = embedded.build(Documents([root]), tmp_path / "fresh")
     same_index(BM25Index.load(index), fresh)

@@ -6,7 +6,9 @@ venv's commands first on PATH, `scripts/` beside them, the real offline model an
 What a reader fills in is filled in here, and nothing else changes: a placeholder (`DIR`,
 `QUESTION`, `SPEC`, ...) gets a value, an optional `[--flag value]` is passed and `[a|b]` takes `a`;
 `eval` runs one question (`--limit 1`, as `run_table1.sh`'s LIMIT) so a page's run of 30 questions
-costs seconds. The lines left out are each named with the reason (a server, or hours of runs).
+costs seconds, and the costliest searches run at their narrowest (NARROW): every method at its
+defaults on the real model is tests/integration/test_every_method.py's. The lines left out are
+each named with the reason (a server, or hours of runs).
 """
 
 from __future__ import annotations
@@ -47,6 +49,17 @@ NOT_RUN = {
     "(tests/integration/test_chat_ui.py)",
 }
 """A line matching the pattern is not run here, for the reason given."""
+
+NARROW = {
+    "SEARCHAIN_TOT_SAMPLES": "1",
+    "SEARCHAIN_TOT_BREADTH": "1",
+    "SEARCHAIN_IRCOT_MAX_STEPS": "2",
+    "SEARCHAIN_IRCOT_PROMPT_TOKENS": "1000",
+    "SEARCHAIN_ONER_K": "4",
+}
+"""Tree-of-Thought with one sample and one chain a step, IRCoT two steps and a third of its
+prompt, OneR four paragraphs: each still runs every part of its method on the real model, whose
+time goes to reading long prompts (ToT took 90 s a question at its defaults, IRCoT and OneR 25)."""
 
 
 def shell_lines() -> list[tuple[str, str]]:
@@ -200,6 +213,7 @@ def run_pages(
         **{k: v for k, v in os.environ.items() if not k.startswith(("SEARCHAIN_", "OPENAI_"))},
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
         "SEARCHAIN_DATA_DIR": str(shared_data),
+        **NARROW,
     }
     refused = []
     for page, line in runnable():

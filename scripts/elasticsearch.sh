@@ -118,12 +118,12 @@ start() {
   fi
   for i in $(seq 1 "$nodes"); do launch "$i"; done
   local urls; urls="$(printf 'http://127.0.0.1:%s,' "${ports[@]}")"; urls="${urls%,}"
-  if wait_green "${urls%%,*}" "$nodes" 180; then
+  if wait_green "${urls%%,*}" "$nodes" 300; then
     echo "$urls" > "$STATE/url"
     log "green at $urls"
     echo "$urls"; return
   fi
-  log "not green after 180 s; last log lines:"; tail -n 20 "$STATE"/node-*/logs/*.log >&2 || true
+  log "not green after 300 s; last log lines:"; tail -n 20 "$STATE"/node-*/logs/*.log >&2 || true
   stop; exit 1
 }
 

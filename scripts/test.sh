@@ -48,24 +48,39 @@ export SEARCHAIN_TEST_ES_URL
 echo "Elasticsearch for the tests: $SEARCHAIN_TEST_ES_URL ($((SECONDS - started)) s to fetch and start)"
 
 started=$SECONDS
-SEARCHAIN_TEST_ES_CLUSTER="$(ES_STATE="$ES_CLUSTER_STATE" ES_HEAP=256m scripts/elasticsearch.sh start --nodes 3)"
-export SEARCHAIN_TEST_ES_CLUSTER SEARCHAIN_TEST_ES_CLUSTER_BASE="$ES_BASE" SEARCHAIN_TEST_ES_CLUSTER_STATE="$ES_CLUSTER_STATE"
-echo "Elasticsearch 3-node cluster for the tests: $SEARCHAIN_TEST_ES_CLUSTER ($((SECONDS - started)) s to start)"
-
-started=$SECONDS
 SEARCHAIN_TEST_AXE="$(scripts/browser.sh)"
 export SEARCHAIN_TEST_AXE
 echo "Chromium and axe-core for the page tests: $SEARCHAIN_TEST_AXE ($((SECONDS - started)) s to install)"
 
+# The three slow ones at once (each waits mostly on a JVM, pip or npm; none uses apt-get, which
+# the ones above did): the cluster, the self-hosted server's environment (Python >= 3.12) and
+# Redis, with the extras of the tests' deployments (tests/server.py: a scripted LLM, the llm
+# reader), and Agent Chat UI's build.
+BESIDE="$(checkout_state)/test-setup"
+rm -rf "$BESIDE" && mkdir -p "$BESIDE"
+beside() {  # beside NAME COMMAND...: run it in the background, its stdout and status kept
+  local name=$1; shift
+  ( started=$SECONDS; status=0; "$@" >"$BESIDE/$name.out" || status=$?
+    echo "$status $((SECONDS - started))" >"$BESIDE/$name.status" ) &
+}
+joined() {  # joined NAME WHAT: after `wait`, fail if NAME failed, else say how long it took
+  local status seconds; read -r status seconds <"$BESIDE/$1.status"
+  [ "$status" = 0 ] || { echo "test.sh: $2 failed (exit $status)" >&2; exit 1; }
+  echo "$2: $seconds s"
+}
 started=$SECONDS
-# The self-hosted server's own environment (Python >= 3.12) and Redis, with the extras of the
-# tests' deployments (tests/server.py: a scripted LLM, the llm reader).
-SEARCHAIN_LLM=scripted: SEARCHAIN_READER=llm SEARCHAIN_LLM_CHOICES= scripts/server.sh install >/dev/null
-echo "The self-hosted server's environment and Redis: $((SECONDS - started)) s to install"
-
-started=$SECONDS
-scripts/chat.sh build >/dev/null
-echo "Agent Chat UI for the chat tests: $((SECONDS - started)) s to install and build"
+beside cluster env ES_STATE="$ES_CLUSTER_STATE" ES_HEAP=256m scripts/elasticsearch.sh start --nodes 3
+beside server env SEARCHAIN_LLM=scripted: SEARCHAIN_READER=llm SEARCHAIN_LLM_CHOICES= \
+  scripts/server.sh install
+beside chat scripts/chat.sh build
+wait
+joined cluster "Elasticsearch 3-node cluster for the tests, to start"
+joined server "The self-hosted server's environment and Redis, to install"
+joined chat "Agent Chat UI for the chat tests, to install and build"
+echo "($((SECONDS - started)) s for the three at once)"
+SEARCHAIN_TEST_ES_CLUSTER="$(cat "$BESIDE/cluster.out")"
+export SEARCHAIN_TEST_ES_CLUSTER SEARCHAIN_TEST_ES_CLUSTER_BASE="$ES_BASE" SEARCHAIN_TEST_ES_CLUSTER_STATE="$ES_CLUSTER_STATE"
+echo "Elasticsearch 3-node cluster for the tests: $SEARCHAIN_TEST_ES_CLUSTER"
 
 export SEARCHAIN_TEST_SERVERS_UP=1
 "$@"

@@ -18,6 +18,7 @@ callable held in a variable) are not followed, so the counts are a floor.
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 import sys
 from dataclasses import dataclass
@@ -53,7 +54,6 @@ class Package:
         self.classes: dict[tuple[str, str], dict[str, Function]] = {}
         methods: dict[str, list[tuple[str, Function]]] = {}
         trees: dict[str, ast.Module] = {}
-        self.fields = {}
         for path in sorted((root / "searchain").rglob("*.py")):
             name = module_name(path)
             tree = trees[name] = ast.parse(path.read_text(encoding="utf-8"))
@@ -180,15 +180,18 @@ def spec_flow(
     every method's is followed.
     """
     package = package or Package()
-    if method is not None:
+    if method is not None:  # a copy: the parsed package serves every method's measure
         from searchain.methods import get_method
 
         prepare = get_method(method).prepare
-        package.fields["prepare"] = [
-            (where, fn)
-            for where, fn in package.fields.get("prepare", [])
-            if (where, fn.name) == (prepare.__module__, prepare.__name__)
-        ]
+        package = copy.copy(package)
+        package.fields = package.fields | {
+            "prepare": [
+                (where, fn)
+                for where, fn in package.fields.get("prepare", [])
+                if (where, fn.name) == (prepare.__module__, prepare.__name__)
+            ]
+        }
     module, name, parameter = entrance
     rooms: list[Room] = []
     entered: set[tuple[str, str, frozenset[str]]] = set()
@@ -288,22 +291,24 @@ def climbs(rooms: list[Room]) -> int:
     return sum(b.layer > a.layer for a, b in itertools.pairwise(rooms))
 
 
-def measure(method: str | None = None) -> tuple[int, int, int]:
-    """(modules, rooms, climbs) of a run of ``method`` (of any method's, without it)."""
-    rooms = spec_flow(method=method)
+def measure(method: str | None = None, package: Package | None = None) -> tuple[int, int, int]:
+    """(modules, rooms, climbs) of a run of ``method`` (of any method's, without it), in
+    ``package`` (parsed here when not given)."""
+    rooms = spec_flow(package, method=method)
     return len({room.module for room in rooms}), len(rooms), climbs(rooms)
 
 
 def main() -> None:
-    rooms = spec_flow()
+    package = Package()
+    rooms = spec_flow(package)
     for room in rooms:
         print(f"{room.layer:2d} {room.module}.{room.function}")
-    modules, count, up = measure()
+    modules, count, up = measure(package=package)
     print(f"every method's set-up followed: {modules} modules, {count} rooms, {up} climbs back up")
     from searchain.methods import METHODS
 
     for name in METHODS:
-        modules, count, up = measure(name)
+        modules, count, up = measure(name, package)
         print(f"{name:22s} {modules:3d} modules {count:3d} rooms {up:2d} climbs")
 
 

@@ -370,10 +370,11 @@ def test_a_runs_spec_passes_few_modules_and_seldom_climbs_back_up():
     """From the evaluation's entrance, followed as data (``tests/spec_flow.py``), whichever
     method runs: at most 10 modules, at most 3 climbs back up a layer."""
     from searchain.methods import METHODS
-    from tests.spec_flow import measure
+    from tests.spec_flow import Package, measure
 
+    package = Package()
     for name in METHODS:
-        modules, _, climbs = measure(name)
+        modules, _, climbs = measure(name, package)
         assert (name, modules <= 10, climbs <= 3) == (name, True, True), (modules, climbs)
 
 

@@ -28,10 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
-def demo_run(tmp_path: Path, question: str | None = None) -> subprocess.CompletedProcess[str]:
+def demo_run(
+    tmp_path: Path, question: str | None = None, llm: str = "local"
+) -> subprocess.CompletedProcess[str]:
     """``make demo-run``, the recipe ``make demo`` runs once installed, into ``tmp_path``."""
     settings = [f"BIN={BIN}", f"DEMO_INDEX={tmp_path / 'idx'}", f"DB={tmp_path / 't.sqlite'}"]
-    settings += ["LLM=local"]  # the reader is the Makefile's default, auto
+    settings += [f"LLM={llm}"]  # the reader is the Makefile's default, auto
     if question is not None:
         settings.append(f"QUESTION={question}")
     return subprocess.run(
@@ -83,10 +85,20 @@ def test_the_demo_retrieves_reads_checks_and_cites_a_step(tmp_path, local_llm_av
     "question",
     ['He said "Lorenzo Monaco" costs $5?', "-x `echo hi` $(HOME) $$ it's Monaco?"],
 )
-def test_the_demo_asks_any_question_verbatim(tmp_path, question, local_llm_available):
+def test_the_demo_asks_any_question_verbatim(tmp_path, question):
     """Issue 42, case 5: double quotes split the question in two (exit 2); `$` and backticks were
-    expanded by make and the shell; a leading `-` read as an option."""
-    assert shown(tmp_path, demo_run(tmp_path, question))["question"] == question
+    expanded by make and the shell; a leading `-` read as an option. What reaches the thread is
+    make's and the shell's doing, whatever the model: a scripted one answers (the real one's
+    demo is test_the_demo_retrieves_reads_checks_and_cites_a_step)."""
+    script = tmp_path / "s.json"
+    replies = {
+        "chains": ["[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: Giotto"],
+        "trace": "Giotto [1]. So the final answer is Giotto.",
+        "reader": "Answer: Giotto\nConfidence: 0.9",
+    }
+    script.write_text(json.dumps(replies))
+    done = demo_run(tmp_path, question, llm=f"scripted:{script}")
+    assert shown(tmp_path, done)["question"] == question
 
 
 def test_the_paper_prompt_runs_unconstrained_and_guided_only_where_it_can(
@@ -95,7 +107,8 @@ def test_the_paper_prompt_runs_unconstrained_and_guided_only_where_it_can(
     """`auto` guides a llama.cpp model; `paper` sends Fig. 11 as published; `guided` on a model
     that takes no grammar is one line before any work."""
     index = tmp_path / "idx"
-    demo_run(tmp_path)  # builds the index (and runs the demo once)
+    built = subprocess.run([str(BIN / "searchain"), "index", "--demo", "--index", str(index)])
+    assert built.returncode == 0
     graph = build_graph(checkpointer=InMemorySaver())
     prompts = {}
     for mode in ("auto", "paper"):

@@ -345,6 +345,32 @@ SLOWEST_FILES = (
 done."""
 
 
+def cores_of_worker(cpus: list[int], worker: int, workers: int) -> list[int]:
+    """The share of ``cpus`` that pytest-xdist worker ``worker`` of ``workers`` computes on."""
+    if workers > len(cpus):
+        return [cpus[worker % len(cpus)]]
+    return cpus[worker::workers]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each worker computes on cores of its own, its threads and children too.
+
+    Every threaded kernel here (llama.cpp, PyTorch, numba) starts a thread per core it may use,
+    and llama.cpp's threads spin at each step's barrier: two workers each running SmolLM2 on
+    every core took 3-4 times as long per reply as each on a core of its own. Libraries size
+    their pools by the process's affinity, so a worker pinned to its cores sizes them to fit.
+    """
+    worker, workers = (
+        os.environ.get("PYTEST_XDIST_WORKER"),
+        os.environ.get("PYTEST_XDIST_WORKER_COUNT"),
+    )
+    if not worker or not workers:
+        return
+    share = cores_of_worker(sorted(os.sched_getaffinity(0)), int(worker[2:]), int(workers))
+    for thread in os.listdir("/proc/self/task"):  # the threads already running, and the main one
+        os.sched_setaffinity(int(thread), share)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slowest files first, every other test in its collected order (a stable sort)."""
     rank = {name: i for i, name in enumerate(SLOWEST_FILES)}

@@ -17,6 +17,8 @@ import warnings
 from collections.abc import Iterator, Mapping
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 
@@ -409,3 +411,14 @@ def test_the_files_the_suite_runs_first_exist():
     present = {path.name for path in (ROOT / "tests").rglob("test_*.py")}
     assert len(set(SLOWEST_FILES)) == len(SLOWEST_FILES)
     assert set(SLOWEST_FILES) - present == set()
+
+
+@given(cpus=st.sets(st.integers(0, 255), min_size=1, max_size=64), workers=st.integers(1, 16))
+def test_each_worker_computes_on_cores_of_its_own(cpus, workers):
+    """Each pytest-xdist worker gets a core at least, and no two share one while cores suffice."""
+    from tests.conftest import cores_of_worker
+
+    shares = [cores_of_worker(sorted(cpus), k, workers) for k in range(workers)]
+    assert all(share and set(share) <= cpus for share in shares)
+    if workers <= len(cpus):
+        assert sorted(c for share in shares for c in share) == sorted(cpus)

@@ -4,10 +4,12 @@
 #
 #   scripts/test.sh COMMAND [ARG...]
 #
-# Started: PostgreSQL, Elasticsearch (one node and a 3-node cluster), Debian's Chromium with
-# axe-core, the team server's environment with Redis, and Agent Chat UI's build (the tests start
-# the team server, `langgraph dev` and Agent Chat UI themselves). Their URLs reach the tests as
-# SEARCHAIN_TEST_* variables. The first time, fetching and building them takes a few minutes.
+# Made beside the servers' start: the test environment (`make install`; made already when `make
+# test` runs this, not yet when .ci/run does). Started: PostgreSQL, Elasticsearch (one node and a
+# 3-node cluster), Debian's Chromium with axe-core, the team server's environment with Redis, and
+# Agent Chat UI's build (the tests start the team server, `langgraph dev` and Agent Chat UI
+# themselves). Their URLs reach the tests as SEARCHAIN_TEST_* variables. The first time,
+# fetching and building them takes a few minutes.
 #
 # Settings (environment):
 #   SEARCHAIN_TEST_SERVERS=none   run COMMAND alone: the tests that need a server skip (or, under
@@ -37,6 +39,24 @@ stop_all() {
 }
 trap stop_all EXIT
 
+# The slow ones run beside each other (each waits mostly on pip, a JVM or npm), and beside the
+# apt-get installs below: `make install`'s test environment (at once when made; what .ci/run
+# needs first), then the three after them.
+BESIDE="$(checkout_state)/test-setup"
+rm -rf "$BESIDE" && mkdir -p "$BESIDE"
+beside() {  # beside NAME COMMAND...: run it in the background, its stdout and status kept
+  local name=$1; shift
+  ( started=$SECONDS; status=0; "$@" >"$BESIDE/$name.out" || status=$?
+    echo "$status $((SECONDS - started))" >"$BESIDE/$name.status" ) &
+}
+joined() {  # joined NAME WHAT: after `wait`, fail if NAME failed, else say how long it took
+  local status seconds; read -r status seconds <"$BESIDE/$1.status"
+  [ "$status" = 0 ] || { tail -n 20 "$BESIDE/$1.out" >&2; echo "test.sh: $2 failed (exit $status)" >&2; exit 1; }
+  echo "$2: $seconds s"
+}
+setup_started=$SECONDS
+beside venv make --no-print-directory install
+
 started=$SECONDS
 SEARCHAIN_TEST_POSTGRES_URL="$(scripts/postgres.sh start)"
 export SEARCHAIN_TEST_POSTGRES_URL
@@ -52,32 +72,26 @@ SEARCHAIN_TEST_AXE="$(scripts/browser.sh)"
 export SEARCHAIN_TEST_AXE
 echo "Chromium and axe-core for the page tests: $SEARCHAIN_TEST_AXE ($((SECONDS - started)) s to install)"
 
-# The three slow ones at once (each waits mostly on a JVM, pip or npm; none uses apt-get, which
+# The slow ones at once (each waits mostly on a JVM, pip or npm; none uses apt-get, which
 # the ones above did): the cluster, the self-hosted server's environment (Python >= 3.12) and
 # Redis, with the extras of the tests' deployments (tests/server.py: a scripted LLM, the llm
 # reader), and Agent Chat UI's build.
-BESIDE="$(checkout_state)/test-setup"
-rm -rf "$BESIDE" && mkdir -p "$BESIDE"
-beside() {  # beside NAME COMMAND...: run it in the background, its stdout and status kept
-  local name=$1; shift
-  ( started=$SECONDS; status=0; "$@" >"$BESIDE/$name.out" || status=$?
-    echo "$status $((SECONDS - started))" >"$BESIDE/$name.status" ) &
-}
-joined() {  # joined NAME WHAT: after `wait`, fail if NAME failed, else say how long it took
-  local status seconds; read -r status seconds <"$BESIDE/$1.status"
-  [ "$status" = 0 ] || { echo "test.sh: $2 failed (exit $status)" >&2; exit 1; }
-  echo "$2: $seconds s"
-}
 started=$SECONDS
 beside cluster env ES_STATE="$ES_CLUSTER_STATE" ES_HEAP=256m scripts/elasticsearch.sh start --nodes 3
 beside server env SEARCHAIN_LLM=scripted: SEARCHAIN_READER=llm SEARCHAIN_LLM_CHOICES= \
   scripts/server.sh install
+# docs/server.md's start, on an OpenAI-compatible server (test_server_start_page.py): its extras.
+beside server-openai env SEARCHAIN_LLM=auto SEARCHAIN_READER=auto SEARCHAIN_LLM_CHOICES= \
+  OPENAI_BASE_URL=http://127.0.0.1:9/v1 REDIS_URL=redis://installed-by-the-line-above \
+  scripts/server.sh install
 beside chat scripts/chat.sh build
 wait
+joined venv "The test environment (make install)"
 joined cluster "Elasticsearch 3-node cluster for the tests, to start"
 joined server "The self-hosted server's environment and Redis, to install"
+joined server-openai "The self-hosted server's environment for an OpenAI-compatible LLM, to install"
 joined chat "Agent Chat UI for the chat tests, to install and build"
-echo "($((SECONDS - started)) s for the three at once)"
+echo "($((SECONDS - started)) s for the four at once; $((SECONDS - setup_started)) s for the whole set-up)"
 SEARCHAIN_TEST_ES_CLUSTER="$(cat "$BESIDE/cluster.out")"
 export SEARCHAIN_TEST_ES_CLUSTER SEARCHAIN_TEST_ES_CLUSTER_BASE="$ES_BASE" SEARCHAIN_TEST_ES_CLUSTER_STATE="$ES_CLUSTER_STATE"
 echo "Elasticsearch 3-node cluster for the tests: $SEARCHAIN_TEST_ES_CLUSTER"

@@ -6,6 +6,7 @@ calls so tests can assert what the graph asked for, not just what it returned.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import importlib.util
@@ -364,11 +365,12 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.get("PYTEST_XDIST_WORKER"),
         os.environ.get("PYTEST_XDIST_WORKER_COUNT"),
     )
-    if not worker or not workers:
+    if not worker or not workers or not hasattr(os, "sched_setaffinity"):  # Linux's call
         return
     share = cores_of_worker(sorted(os.sched_getaffinity(0)), int(worker[2:]), int(workers))
     for thread in os.listdir("/proc/self/task"):  # the threads already running, and the main one
-        os.sched_setaffinity(int(thread), share)
+        with contextlib.suppress(ProcessLookupError):  # one that ended meanwhile
+            os.sched_setaffinity(int(thread), share)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

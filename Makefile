@@ -32,12 +32,13 @@ $(DEMO_STAMP): pyproject.toml
 	$(PIP) install -q -e '.[local,openai]'
 	rm -f $(VENV)/.demo-* && touch $@
 
-# The test environment adds 6 GB of wheels (PyTorch's CUDA libraries among them), which pip
-# downloads again at every install (its cache here keeps none of them): uv installs them, from its
-# own cache after the first time (the versions pip resolves; llama.cpp's build stays pip's).
+# The test environment adds gigabytes of wheels (PyTorch's CUDA libraries among them), which pip
+# downloaded again at every install where its cache kept none: uv installs them from its own cache
+# after the first time (the versions pip resolves; llama.cpp's build stays pip's, from make demo).
+# uv reads its own index settings (UV_DEFAULT_INDEX), not pip's, as the floors check's uv does.
 $(STAMP): $(DEMO_STAMP)
-	@echo "Installing the test and optional dependencies (PyTorch among them) with uv: a minute"
-	@echo "the first time, seconds later, with no output."
+	@echo "Installing the test and optional dependencies (PyTorch among them) with uv, which keeps"
+	@echo "what it fetches: a while the first time, with no output."
 	$(PIP) install -q uv
 	$(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev,dev-llm,local,models,onnx,semantic,openai,elasticsearch,postgres,studio,eval,documents]'
 	rm -f $(VENV)/.installed-* && touch $@

@@ -347,7 +347,10 @@ done."""
 
 
 def cores_of_worker(cpus: list[int], worker: int, workers: int) -> list[int]:
-    """The share of ``cpus`` that pytest-xdist worker ``worker`` of ``workers`` computes on."""
+    """The share of ``cpus`` that pytest-xdist worker ``worker`` of ``workers`` computes on
+    (none for a worker number outside ``range(workers)``: it is left where it is)."""
+    if not 0 <= worker < workers:
+        return []
     if workers > len(cpus):
         return [cpus[worker % len(cpus)]]
     return cpus[worker::workers]
@@ -357,17 +360,20 @@ def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist each worker computes on cores of its own, its threads and children too.
 
     Every threaded kernel here (llama.cpp, PyTorch, numba) starts a thread per core it may use,
-    and llama.cpp's threads spin at each step's barrier: two workers each running SmolLM2 on
-    every core took 3-4 times as long per reply as each on a core of its own. Libraries size
-    their pools by the process's affinity, so a worker pinned to its cores sizes them to fit.
+    and llama.cpp's threads wait for each other at every step: two workers each running SmolLM2
+    on every core made each reply several times slower (``benchmarks/pinned_workers.py``).
+    Libraries size their pools by the process's affinity, so a pinned worker sizes them to fit.
     """
     worker, workers = (
         os.environ.get("PYTEST_XDIST_WORKER"),
         os.environ.get("PYTEST_XDIST_WORKER_COUNT"),
     )
-    if not worker or not workers or not hasattr(os, "sched_setaffinity"):  # Linux's call
+    named = re.fullmatch(r"gw(\d+)", worker or "")  # pytest-xdist names its workers gw0, gw1, ...
+    if not named or not (workers or "").isdigit() or not hasattr(os, "sched_setaffinity"):
+        return  # not an xdist worker, or not Linux (the call is Linux's)
+    share = cores_of_worker(sorted(os.sched_getaffinity(0)), int(named[1]), int(workers))
+    if not share:
         return
-    share = cores_of_worker(sorted(os.sched_getaffinity(0)), int(worker[2:]), int(workers))
     for thread in os.listdir("/proc/self/task"):  # the threads already running, and the main one
         with contextlib.suppress(ProcessLookupError):  # one that ended meanwhile
             os.sched_setaffinity(int(thread), share)

@@ -422,3 +422,5 @@ def test_each_worker_computes_on_cores_of_its_own(cpus, workers):
     assert all(share and set(share) <= cpus for share in shares)
     if workers <= len(cpus):
         assert sorted(c for share in shares for c in share) == sorted(cpus)
+    for outside in (-1, workers, workers + 7):  # no such worker: no share, nothing pinned
+        assert cores_of_worker(sorted(cpus), outside, workers) == []

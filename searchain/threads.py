@@ -29,9 +29,9 @@ from searchain.state import STATE_VERSION, checkpoint_serializer
 
 DEFAULT_DB = ".searchain/threads.sqlite"
 BUSY_SECONDS = 60.0
+"""How long a SQLite writer waits for another process's write to finish."""
 LANGGRAPH_CHECKPOINT_COLUMNS = {"thread_id", "checkpoint_ns", "checkpoint_id", "checkpoint"}
 """Columns of LangGraph's SQLite ``checkpoints`` table that tell it from another program's."""
-"""How long a SQLite writer waits for another process's write to finish."""
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 POSTGRES_HINT = "PostgreSQL threads need: pip install 'searchain[postgres]'"
 

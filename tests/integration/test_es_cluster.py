@@ -17,7 +17,6 @@ from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, Elasti
 from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
 from tests.integration.test_resume import SCRIPT, Q
-from tests.tiny_models import make_dpr_reader
 
 SCRIPT_PATH = str(ROOT / "scripts" / "elasticsearch.sh")
 
@@ -120,20 +119,18 @@ def test_a_red_cluster_fails_the_question_in_one_line_and_the_thread_resumes(
     cluster, shared_data, tmp_path
 ):
     urls, env = cluster
-    require_module("transformers", "models")  # the tiny DPR reader
     es = ElasticRetriever(ElasticSettings(url=urls, index="cluster-red"))
     es.build(pooled_corpus(shared_data), shards=3, replicas=0, overwrite=True)
     es.client.indices.put_settings(
         index="cluster-red", settings={"index.routing.allocation.total_shards_per_node": 1}
     )
     es.client.cluster.health(index="cluster-red", wait_for_status="green", timeout="120s")
-    reader = make_dpr_reader(tmp_path / "dpr")
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    script = tmp_path / "script.json"  # the model reads too: the cluster is what is tested
+    script.write_text(json.dumps({**SCRIPT, "reader": "Answer: Giotto\nConfidence: 0.9"}))
     db = str(tmp_path / "threads.sqlite")
     ask = [
         "ask", Q, "--backend", "elasticsearch", "--es-url", urls, "--es-index", "cluster-red",
-        "--llm", f"scripted:{script}", "--reader", f"dpr:{reader}", "--db", db,
+        "--llm", f"scripted:{script}", "--reader", "llm", "--db", db,
         "--thread", "red", "--json",
     ]  # fmt: skip
     node(env, "kill-node", 1)  # each node holds one of the three shards, no copy: red

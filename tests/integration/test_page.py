@@ -207,14 +207,13 @@ def test_ask_resume_and_show_write_pages_and_show_names_a_missing_thread(tmp_pat
     from tests.integration.test_cli import searchain
     from tests.integration.test_resume import SCRIPT
     from tests.integration.test_resume import Q as LORENZO
-    from tests.tiny_models import make_dpr_reader
 
     assert searchain("index", "--demo", "--index", str(tmp_path / "index")).returncode == 0
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    script = tmp_path / "script.json"  # the model reads too: the pages are what is tested here
+    script.write_text(json.dumps({**SCRIPT, "reader": "Answer: Giotto\nConfidence: 0.9"}))
     db = str(tmp_path / "threads.sqlite")
     common = ["--index", str(tmp_path / "index"), "--llm", f"scripted:{script}"]
-    common += ["--reader", f"dpr:{make_dpr_reader(tmp_path / 'dpr')}", "--db", db]
+    common += ["--reader", "llm", "--db", db]
     first = searchain("ask", LORENZO, *common, "--json", "--html", str(tmp_path / "one.html"))
     assert first.returncode == 0, first.stderr[-2000:]
     thread = json.loads(first.stdout)["thread"]

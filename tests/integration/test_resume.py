@@ -30,9 +30,15 @@ SCRIPT = {
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
+    """The demo index, and a reader that needs no PyTorch: a scripted model reading (each CLI
+    process here loads its reader again, and importing PyTorch is most of a tiny DPR reader's
+    seconds). The runs under test stop, resume and fail around the reasoning model's calls;
+    the reader's own model, through the CLI and resumed, is test_approval_through_the_cli's."""
     root = tmp_path_factory.mktemp("resume")
     assert searchain("index", "--demo", "--index", str(root / "index")).returncode == 0
-    return root, make_dpr_reader(root / "dpr")
+    reader = root / "reader.json"
+    reader.write_text(json.dumps({"reader": "Answer: Giotto\nConfidence: 0.9"}))
+    return root, f"llm:scripted:{reader}"
 
 
 def script(root, name, hold_from=0):
@@ -58,7 +64,7 @@ def ask_args(root, reader, script_path, db, *extra):
         "--llm",
         f"scripted:{script_path}",
         "--reader",
-        f"dpr:{reader}",
+        reader,
         "--db",
         str(db),
         "--json",
@@ -156,8 +162,16 @@ def test_resume_errors_leave_everything_as_it_was(setup, tmp_path):
 
     locker = sqlite3.connect(db)
     locker.execute("BEGIN EXCLUSIVE")
-    try:
-        one_line(searchain(*ask_args(root, reader, path, db)), "locked by another process")
+    try:  # the CLI, waiting one second for the lock rather than a user's BUSY_SECONDS
+        patience = "import searchain.threads as t; t.BUSY_SECONDS = 1.0; import searchain.__main__"
+        waited = subprocess.run(
+            [sys.executable, "-c", patience, *ask_args(root, reader, path, db)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+        one_line(waited, "locked by another process")
     finally:
         locker.rollback()
         locker.close()
@@ -171,7 +185,8 @@ def test_resume_errors_leave_everything_as_it_was(setup, tmp_path):
 
 
 def test_approval_through_the_cli(setup, tmp_path):
-    root, reader = setup
+    root, _ = setup
+    reader = f"dpr:{make_dpr_reader(tmp_path / 'dpr')}"
     path = tmp_path / "approve.json"
     question = "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: {}"
     path.write_text(

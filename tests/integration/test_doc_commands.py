@@ -25,7 +25,7 @@ from pathlib import Path
 
 from searchain import demo_corpus
 from tests.conftest import ROOT
-from tests.integration.test_docs import PAGES, blocks
+from tests.integration.test_docs import NARROW, PAGES, blocks
 from tests.server import write_script
 
 INDEX = ".searchain/demo-index"
@@ -49,17 +49,6 @@ NOT_RUN = {
     "(tests/integration/test_chat_ui.py)",
 }
 """A line matching the pattern is not run here, for the reason given."""
-
-NARROW = {
-    "SEARCHAIN_TOT_SAMPLES": "1",
-    "SEARCHAIN_TOT_BREADTH": "1",
-    "SEARCHAIN_IRCOT_MAX_STEPS": "2",
-    "SEARCHAIN_IRCOT_PROMPT_TOKENS": "1000",
-    "SEARCHAIN_ONER_K": "4",
-}
-"""Tree-of-Thought with one sample and one chain a step, IRCoT two steps and a third of its
-prompt, OneR four paragraphs: each still runs every part of its method on the real model, whose
-time goes to reading long prompts (ToT took 90 s a question at its defaults, IRCoT and OneR 25)."""
 
 
 def shell_lines() -> list[tuple[str, str]]:

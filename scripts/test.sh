@@ -5,13 +5,11 @@
 #   scripts/test.sh COMMAND [ARG...]
 #
 # Made beside the servers' start: the test environment (`make install`; made already when `make
-# test` runs this, not yet when .ci/run does) and its search kernels compiled, and the
-# environments pages are followed in (`make demo`'s and a plain pip install's: tests/envs.py,
-# made anew each run). Started: PostgreSQL, Elasticsearch (one node and a
-# 3-node cluster), Debian's Chromium with axe-core, the team server's environment with Redis, and
-# Agent Chat UI's build (the tests start the team server, `langgraph dev` and Agent Chat UI
-# themselves). Their URLs reach the tests as SEARCHAIN_TEST_* variables. The first time,
-# fetching and building them takes a few minutes.
+# test` runs this, not yet when .ci/run does), its search kernels compiled. Started: PostgreSQL,
+# Elasticsearch (one node and a 3-node cluster), Debian's Chromium with axe-core, the team
+# server's environment with Redis, and Agent Chat UI's build (the tests start the team server,
+# `langgraph dev` and Agent Chat UI themselves). Their URLs reach the tests as SEARCHAIN_TEST_*
+# variables. The first time, fetching and building them takes a few minutes.
 #
 # Settings (environment):
 #   SEARCHAIN_TEST_SERVERS=none   run COMMAND alone: the tests that need a server skip (or, under
@@ -56,21 +54,14 @@ joined() {  # joined NAME WHAT: after `wait`, fail if NAME failed, else say how 
   [ "$status" = 0 ] || { tail -n 20 "$BESIDE/$1.out" >&2; echo "test.sh: $2 failed (exit $status)" >&2; exit 1; }
   echo "$2: $seconds s"
 }
-ENVS="$(checkout_state)/test-envs"
-rm -rf "$ENVS"
 test_environment() {  # each step checked: `beside` runs this where set -e does not apply
   make --no-print-directory install || return
-  # make demo's environment after make's own install, whose llama.cpp wheel pip's cache then
-  # holds (two installs at once would each build it); meanwhile the search kernels compile
-  # (numba caches them beside the sources, for every process of the suite).
-  .venv/bin/python tests/envs.py "$ENVS" demo-env &
-  local demo=$!
-  .venv/bin/searchain index --demo --index "$BESIDE/kernels" 2>&1 || { wait "$demo"; return 1; }
-  wait "$demo"
+  # numba caches the compiled kernels beside the sources, for every process of the suite (each
+  # of the first ones compiled them at once, on both workers, while none was cached).
+  .venv/bin/searchain index --demo --index "$BESIDE/kernels" 2>&1
 }
 setup_started=$SECONDS
 beside venv test_environment
-beside plain-env "${PYTHON:-python3}" tests/envs.py "$ENVS" plain-env
 
 started=$SECONDS
 SEARCHAIN_TEST_POSTGRES_URL="$(scripts/postgres.sh start)"
@@ -101,8 +92,7 @@ beside server-openai env SEARCHAIN_LLM=auto SEARCHAIN_READER=auto SEARCHAIN_LLM_
   scripts/server.sh install
 beside chat scripts/chat.sh build
 wait
-joined venv "The test environment (make install), its search kernels and make demo's environment"
-joined plain-env "A plain pip install's environment"
+joined venv "The test environment (make install) and its search kernels"
 joined cluster "Elasticsearch 3-node cluster for the tests, to start"
 joined server "The self-hosted server's environment and Redis, to install"
 joined server-openai "The self-hosted server's environment for an OpenAI-compatible LLM, to install"
@@ -112,5 +102,5 @@ SEARCHAIN_TEST_ES_CLUSTER="$(cat "$BESIDE/cluster.out")"
 export SEARCHAIN_TEST_ES_CLUSTER SEARCHAIN_TEST_ES_CLUSTER_BASE="$ES_BASE" SEARCHAIN_TEST_ES_CLUSTER_STATE="$ES_CLUSTER_STATE"
 echo "Elasticsearch 3-node cluster for the tests: $SEARCHAIN_TEST_ES_CLUSTER"
 
-export SEARCHAIN_TEST_ENVS="$ENVS" SEARCHAIN_TEST_SERVERS_UP=1
+export SEARCHAIN_TEST_SERVERS_UP=1
 "$@"

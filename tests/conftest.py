@@ -13,8 +13,10 @@ import importlib.util
 import os
 import re
 import resource
+import shutil
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,6 @@ from searchain import cache
 from searchain.context import use_run_policy
 from searchain.text import normalize_answer
 from searchain.types import Passage, ReaderAnswer
-from tests.envs import installed_once
 
 # Property tests assert behaviour, never time: Hypothesis's 200 ms deadline and its too-slow check
 # failed a test whose first example took 0.6 s beside the other worker's tests (make check).
@@ -171,23 +172,65 @@ def local_llm_available() -> None:
     require(ok, "the local LLM is not installed (make install)", extra="local")
 
 
-def environments(tmp_path_factory) -> Path:
-    """Where tests/envs.py's environments are: scripts/test.sh's (``SEARCHAIN_TEST_ENVS``, made
-    beside the servers' start), else this run's temporary folder, shared by its workers."""
-    if os.environ.get("SEARCHAIN_TEST_ENVS"):
-        return Path(os.environ["SEARCHAIN_TEST_ENVS"])
+DEMO_EXTRAS = "local,openai"
+"""What `make demo` installs (Makefile's DEMO_STAMP): the offline LLM and the OpenAI client."""
+
+
+def installed_once(tmp_path_factory, name: str, spec: str) -> Path:
+    """A virtual environment with ``spec`` installed (editable), made once per test run.
+
+    uv installs it, resolving the newest versions the specs allow as pip does (a minute of a
+    worker's CPU with pip, seconds with uv), and takes llama.cpp's wheel from pip's cache, where
+    `make install`'s pip built it, rather than compiling it again. Under pytest-xdist every
+    worker asks for it: the first makes it in the run's shared temporary folder while the others
+    wait on its lock, and a made one is marked ``.ready`` last, so a failed or killed install is
+    never taken for a made one.
+    """
+    import fcntl
+
     base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # shared by this run's workers
+    venv = base / name / "venv"
+    venv.parent.mkdir(exist_ok=True)
+    with (base / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (venv / ".ready").exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            uv = Path(sys.executable).parent / "uv"  # the dev extra's
+            install = [str(uv), "pip", "install", "-q", "--python", str(venv / "bin" / "python")]
+            done = subprocess.run(
+                [*install, *built_by_pip("llama_cpp_python"), "-e", spec],
+                capture_output=True,
+                text=True,
+                timeout=1800,
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            (venv / ".ready").touch()
+    return venv
+
+
+def built_by_pip(name: str) -> list[str]:
+    """``--find-links`` to the folder of each wheel of ``name`` pip built and keeps in its cache
+    (none: uv builds it)."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "cache", "list", name, "--format=abspath"],
+        capture_output=True,
+        text=True,
+    )
+    return [
+        arg for wheel in listed.stdout.split() for arg in ("--find-links", str(Path(wheel).parent))
+    ]
 
 
 @pytest.fixture(scope="session")
 def demo_environment(tmp_path_factory, local_llm_available) -> Path:
     """A virtual environment as `make demo` makes it: searchain[local,openai], nothing more.
 
-    Pages are followed here as a person who ran `make demo` follows them (pip's cache holds the
-    llama.cpp wheel `make` built, so this takes a minute, not the first install's six).
+    Pages are followed here as a person who ran `make demo` follows them.
     """
-    venv = installed_once(environments(tmp_path_factory), "demo-env")
+    venv = installed_once(tmp_path_factory, "demo-env", f"{ROOT}[{DEMO_EXTRAS}]")
     assert (
         "torch"
         not in subprocess.run(
@@ -200,7 +243,7 @@ def demo_environment(tmp_path_factory, local_llm_available) -> Path:
 @pytest.fixture(scope="session")
 def plain_environment(tmp_path_factory) -> Path:
     """A virtual environment of a plain `pip install searchain`: the core, no extra."""
-    return installed_once(environments(tmp_path_factory), "plain-env")
+    return installed_once(tmp_path_factory, "plain-env", str(ROOT))
 
 
 def script_server(env: str, script_name: str, what: str) -> Iterator[str]:

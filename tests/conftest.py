@@ -179,9 +179,9 @@ DEMO_EXTRAS = "local,openai"
 def installed_once(tmp_path_factory, name: str, spec: str) -> Path:
     """A virtual environment with ``spec`` installed (editable), made once per test run.
 
-    uv installs it, resolving the newest versions the specs allow as pip does (a minute of a
-    worker's CPU with pip, seconds with uv), and takes llama.cpp's wheel from pip's cache, where
-    `make install`'s pip built it, rather than compiling it again. Under pytest-xdist every
+    uv installs it, resolving the newest versions the specs allow as pip does, in a fraction of
+    pip's CPU (benchmarks/README.md's test loop), and takes llama.cpp's wheel from pip's cache,
+    where `make install`'s pip built it, rather than compiling it again. Under pytest-xdist every
     worker asks for it: the first makes it in the run's shared temporary folder while the others
     wait on its lock, and a made one is marked ``.ready`` last, so a failed or killed install is
     never taken for a made one.

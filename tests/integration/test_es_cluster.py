@@ -17,6 +17,7 @@ from searchain.tools.retrieval.elastic.retriever import ElasticRetriever, Elasti
 from tests.conftest import ROOT, require, require_module
 from tests.integration.test_cli import searchain
 from tests.integration.test_resume import SCRIPT, Q
+from tests.server import write_script
 
 SCRIPT_PATH = str(ROOT / "scripts" / "elasticsearch.sh")
 
@@ -125,8 +126,8 @@ def test_a_red_cluster_fails_the_question_in_one_line_and_the_thread_resumes(
         index="cluster-red", settings={"index.routing.allocation.total_shards_per_node": 1}
     )
     es.client.cluster.health(index="cluster-red", wait_for_status="green", timeout="120s")
-    script = tmp_path / "script.json"  # the model reads too: the cluster is what is tested
-    script.write_text(json.dumps({**SCRIPT, "reader": "Answer: Giotto\nConfidence: 0.9"}))
+    # The model reads too (write_script's reader): the cluster is what is tested.
+    script = write_script(tmp_path / "script.json", **SCRIPT)
     db = str(tmp_path / "threads.sqlite")
     ask = [
         "ask", Q, "--backend", "elasticsearch", "--es-url", urls, "--es-index", "cluster-red",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_cli import one_line_error, results_file, searchain
+from tests.server import write_script
 
 pytestmark = pytest.mark.integration
 
@@ -23,18 +24,16 @@ LONG = (
 SCRIPT = {
     "chains": [f"[Query 1]: {LONG}\n[Answer 1]: Giotto\n[Final Content]: Giotto [1]."],
     "trace": "Lorenzo Monaco was influenced by Giotto [1]. So the final answer is Giotto.",
-    "reader": "Answer: Giotto\nConfidence: 0.9",
 }
-"""The model reads too (``--reader llm``): what is tested here is what the CLI writes, and a
-reader of weights would import PyTorch in every process (test_cli runs the tiny DPR reader)."""
 
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     root = tmp_path_factory.mktemp("outputs")
     assert searchain("index", "--demo", "--index", str(root / "index")).returncode == 0
-    script = root / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    # The model reads too (write_script's reader, `--reader llm`): what is tested here is what
+    # the CLI writes, and a reader of weights would import PyTorch in every process.
+    script = write_script(root / "script.json", **SCRIPT)
     common = ["--index", str(root / "index"), "--llm", f"scripted:{script}"]
     return root, [*common, "--reader", "llm"]
 

@@ -207,10 +207,11 @@ def test_ask_resume_and_show_write_pages_and_show_names_a_missing_thread(tmp_pat
     from tests.integration.test_cli import searchain
     from tests.integration.test_resume import SCRIPT
     from tests.integration.test_resume import Q as LORENZO
+    from tests.server import write_script
 
     assert searchain("index", "--demo", "--index", str(tmp_path / "index")).returncode == 0
-    script = tmp_path / "script.json"  # the model reads too: the pages are what is tested here
-    script.write_text(json.dumps({**SCRIPT, "reader": "Answer: Giotto\nConfidence: 0.9"}))
+    # The model reads too (write_script's reader): the pages are what is tested here.
+    script = write_script(tmp_path / "script.json", **SCRIPT)
     db = str(tmp_path / "threads.sqlite")
     common = ["--index", str(tmp_path / "index"), "--llm", f"scripted:{script}"]
     common += ["--reader", "llm", "--db", db]

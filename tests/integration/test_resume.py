@@ -15,6 +15,7 @@ import pytest
 
 from searchain.threads import open_store
 from tests.integration.test_cli import searchain
+from tests.server import write_script
 
 Q = "Lorenzo Monaco was influenced by which Italian painter and architect?"
 SCRIPT = {
@@ -35,9 +36,7 @@ def setup(tmp_path_factory):
     the reader; a reader of weights through the CLI is test_cli's and test_calibrate's."""
     root = tmp_path_factory.mktemp("resume")
     assert searchain("index", "--demo", "--index", str(root / "index")).returncode == 0
-    reader = root / "reader.json"
-    reader.write_text(json.dumps({"reader": "Answer: Giotto\nConfidence: 0.9"}))
-    return root, f"llm:scripted:{reader}"
+    return root, f"llm:scripted:{write_script(root / 'reader.json')}"  # its reader: Giotto, 0.9
 
 
 def script(root, name, hold_from=0):
